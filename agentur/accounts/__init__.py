@@ -1,0 +1,1 @@
+"""Users, mandates (tenants), memberships, feature instances and API keys."""

@@ -1,0 +1,105 @@
+"""API keys: random, shown once, stored as a hash, checked in constant time, revocable, expiring.
+
+A key reads `agt_<lookup>_<secret>`. The lookup part finds the row; only the SHA-256 of the
+secret is stored. The secret has 256 bits of entropy, so a fast hash is enough (no password
+stretching needed), and `hmac.compare_digest` keeps the comparison constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.errors import AuthenticationError, NotFoundError
+from agentur.storage.models import ApiKey, Membership, User, utc_now
+
+PREFIX = "agt"
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedKey:
+    key_id: str
+    plaintext: str
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who an API key speaks for."""
+
+    user: User
+    membership: Membership
+    api_key: ApiKey
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+async def issue_api_key(
+    session: AsyncSession,
+    *,
+    user_id: str,
+    mandate_id: str,
+    name: str = "",
+    expires_at: datetime | None = None,
+) -> IssuedKey:
+    lookup_id = secrets.token_hex(8)
+    secret = secrets.token_urlsafe(32)
+    row = ApiKey(
+        lookup_id=lookup_id,
+        secret_hash=_hash(secret),
+        user_id=user_id,
+        mandate_id=mandate_id,
+        name=name,
+        expires_at=expires_at,
+    )
+    session.add(row)
+    await session.flush()
+    return IssuedKey(key_id=row.id, plaintext=f"{PREFIX}_{lookup_id}_{secret}")
+
+
+async def revoke_api_key(session: AsyncSession, key_id: str) -> None:
+    row = await session.get(ApiKey, key_id)
+    if row is None:
+        raise NotFoundError(f"no API key with id {key_id}")
+    if row.revoked_at is None:
+        row.revoked_at = utc_now()
+
+
+async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
+    """The principal behind a key, or AuthenticationError with one generic message.
+
+    The message never says which part failed, so probing reveals nothing."""
+    failure = AuthenticationError("invalid, expired or revoked API key")
+    prefix, _, rest = plaintext.partition("_")
+    lookup_id, _, secret = rest.partition("_")
+    if prefix != PREFIX or not lookup_id or not secret:
+        raise failure
+    row = (
+        await session.execute(select(ApiKey).where(ApiKey.lookup_id == lookup_id))
+    ).scalar_one_or_none()
+    # Compare against a dummy hash when the row is missing, so timing does not reveal it.
+    expected = row.secret_hash if row else _hash("")
+    if not hmac.compare_digest(expected, _hash(secret)) or row is None:
+        raise failure
+    now = utc_now()
+    if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
+        raise failure
+    user = await session.get(User, row.user_id)
+    membership = (
+        await session.execute(
+            select(Membership).where(
+                Membership.user_id == row.user_id, Membership.mandate_id == row.mandate_id
+            )
+        )
+    ).scalar_one_or_none()
+    if user is None or not user.is_active or membership is None:
+        raise failure
+    row.last_used_at = now
+    return Principal(user=user, membership=membership, api_key=row)

@@ -1,0 +1,1 @@
+"""HTTP API (FastAPI): thin routes over the services; errors as problem+json."""

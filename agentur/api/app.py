@@ -1,0 +1,39 @@
+"""The FastAPI application: lifespan builds the runtime, routes stay thin."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from agentur import __version__
+from agentur.api.problems import install_problem_handlers
+from agentur.api.routes import files, folders, health, me, workflows
+from agentur.config import Settings
+from agentur.runtime import Runtime
+
+
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
+    """An app over `runtime` (tests pass one) or over a runtime built from `settings`."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = runtime is None
+        app.state.runtime = runtime or Runtime.from_settings(settings or Settings())
+        if owned:
+            await app.state.runtime.migrate()
+        try:
+            yield
+        finally:
+            if owned:
+                await app.state.runtime.close()
+
+    app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    if runtime is not None:
+        app.state.runtime = runtime
+    install_problem_handlers(app)
+    app.include_router(health.router)
+    for module in (me, files, folders, workflows):
+        app.include_router(module.router, prefix="/v1")
+    return app

@@ -1,0 +1,104 @@
+"""FastAPI dependencies: the runtime, a database session, the authenticated request context."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.accounts.api_keys import authenticate
+from agentur.accounts.directory import feature_instance_in_mandate
+from agentur.context import (
+    RequestContext,
+    Role,
+    resolve_language,
+    resolve_timezone,
+    set_request_context,
+)
+from agentur.errors import AuthenticationError, ForbiddenError
+from agentur.runtime import Runtime
+from agentur.workflows.service import WorkflowService
+from agentur.workspace.files import FileService
+from agentur.workspace.folders import FolderService
+
+TRUE_VALUES = {"1", "true", "yes", "on"}
+
+
+def get_runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+async def get_session(runtime: RuntimeDep) -> AsyncIterator[AsyncSession]:
+    """One session per request. Routes that change data commit explicitly before they answer,
+    so a reported success is always a committed one; anything else is rolled back."""
+    async with runtime.database.session() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+
+async def get_request_context(
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    authorization: Annotated[str | None, Header()] = None,
+    x_feature_instance: Annotated[str | None, Header()] = None,
+    x_user_timezone: Annotated[str | None, Header()] = None,
+    x_require_neutralization: Annotated[str | None, Header()] = None,
+    accept_language: Annotated[str | None, Header()] = None,
+) -> RequestContext:
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthenticationError("send an API key as 'Authorization: Bearer <key>'")
+    principal = await authenticate(session, token.strip())
+    feature_instance_id = None
+    if x_feature_instance:
+        instance = await feature_instance_in_mandate(
+            session, x_feature_instance, principal.membership.mandate_id
+        )
+        if instance is None:
+            raise ForbiddenError("X-Feature-Instance names no feature instance of your mandate")
+        feature_instance_id = instance.id
+    await session.commit()  # records last_used_at
+    context = RequestContext(
+        user_id=principal.user.id,
+        mandate_id=principal.membership.mandate_id,
+        role=Role(principal.membership.role),
+        feature_instance_id=feature_instance_id,
+        # A header can only switch neutralization on, never off.
+        require_neutralization=(x_require_neutralization or "").lower() in TRUE_VALUES,
+        timezone=resolve_timezone(x_user_timezone),
+        language=resolve_language(accept_language, runtime.settings.default_language),
+        is_platform_admin=principal.user.is_platform_admin,
+    )
+    set_request_context(context)
+    request.state.context = context
+    return context
+
+
+ContextDep = Annotated[RequestContext, Depends(get_request_context)]
+
+
+def get_file_service(runtime: RuntimeDep, session: SessionDep, context: ContextDep) -> FileService:
+    return FileService(session, runtime.blobs, context, runtime.workspace_limits)
+
+
+def get_folder_service(
+    session: SessionDep, context: ContextDep, runtime: RuntimeDep
+) -> FolderService:
+    return FolderService(session, context, runtime.settings.max_name_length)
+
+
+def get_workflow_service(session: SessionDep, context: ContextDep) -> WorkflowService:
+    return WorkflowService(session, context)
+
+
+FileServiceDep = Annotated[FileService, Depends(get_file_service)]
+FolderServiceDep = Annotated[FolderService, Depends(get_folder_service)]
+WorkflowServiceDep = Annotated[WorkflowService, Depends(get_workflow_service)]

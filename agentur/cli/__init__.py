@@ -1,0 +1,1 @@
+"""The `agentur` command line."""

@@ -1,0 +1,221 @@
+"""`agentur` — serve the API and administer users, mandates and keys.
+
+Errors print one line to stderr and exit with status 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from functools import wraps
+from typing import Annotated, TypeVar
+
+import typer
+
+from agentur.accounts import directory
+from agentur.accounts.api_keys import issue_api_key, revoke_api_key
+from agentur.accounts.bootstrap import ensure_local_admin
+from agentur.config import Settings
+from agentur.context import Role
+from agentur.errors import AgenturError
+from agentur.runtime import Runtime
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
+users_app = typer.Typer(no_args_is_help=True, help="Users.")
+mandates_app = typer.Typer(no_args_is_help=True, help="Mandates (tenants).")
+keys_app = typer.Typer(no_args_is_help=True, help="API keys.")
+app.add_typer(db_app, name="db")
+app.add_typer(users_app, name="users")
+app.add_typer(mandates_app, name="mandates")
+app.add_typer(keys_app, name="keys")
+
+T = TypeVar("T")
+
+
+def fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def run_with_runtime(work: Callable[[Runtime], Awaitable[T]]) -> T:
+    """Run `work` against a migrated runtime; domain errors become one line and exit 1."""
+
+    async def main() -> T:
+        runtime = Runtime.from_settings(Settings())
+        try:
+            await runtime.migrate()
+            return await work(runtime)
+        finally:
+            await runtime.close()
+
+    try:
+        return asyncio.run(main())
+    except AgenturError as error:
+        fail(error.detail)
+        raise  # unreachable; keeps type checkers content
+
+
+def cli_errors(function: Callable[..., None]) -> Callable[..., None]:
+    @wraps(function)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        try:
+            function(*args, **kwargs)
+        except (ValueError, OSError) as error:
+            fail(str(error))
+
+    return wrapper
+
+
+@app.command()
+@cli_errors
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default from settings).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default from settings).")] = None,
+) -> None:
+    """Migrate the database, create a local admin on first start, and serve the API."""
+    import uvicorn
+
+    from agentur.api.app import create_app
+
+    settings = Settings()
+    logging.basicConfig(level=settings.log_level.upper())
+
+    async def prepare(runtime: Runtime) -> None:
+        key = await ensure_local_admin(runtime.database, settings.admin_key_path)
+        if key:
+            typer.echo(f"Created local admin. API key (shown once): {key}")
+            typer.echo(f"The key is also in {settings.admin_key_path} (mode 0600).")
+        else:
+            typer.echo(
+                f"Using existing accounts; the first admin key is in {settings.admin_key_path}."
+            )
+
+    run_with_runtime(prepare)
+    uvicorn.run(
+        create_app(settings),
+        host=host or settings.host,
+        port=port or settings.port,
+        log_level=settings.log_level.lower(),
+    )
+
+
+@db_app.command("upgrade")
+@cli_errors
+def db_upgrade() -> None:
+    """Apply all migrations."""
+
+    async def done(runtime: Runtime) -> None:
+        typer.echo(f"database is up to date ({runtime.database.engine.dialect.name})")
+
+    run_with_runtime(done)
+
+
+@users_app.command("create")
+@cli_errors
+def users_create(
+    email: str,
+    mandate: Annotated[str, typer.Option(help="Mandate name to join.")] = "default",
+    role: Annotated[Role, typer.Option(help="Role in the mandate.")] = Role.member,
+    name: Annotated[str, typer.Option(help="Display name.")] = "",
+) -> None:
+    """Create a user as a member of a mandate."""
+
+    async def create(runtime: Runtime) -> str:
+        async with runtime.database.transaction() as session:
+            target = await directory.find_mandate_by_name(session, mandate)
+            user = await directory.create_user(session, email, name)
+            await directory.add_membership(
+                session, user_id=user.id, mandate_id=target.id, role=role
+            )
+            return user.id
+
+    typer.echo(run_with_runtime(create))
+
+
+@mandates_app.command("create")
+@cli_errors
+def mandates_create(name: str) -> None:
+    """Create a mandate (tenant)."""
+
+    async def create(runtime: Runtime) -> str:
+        async with runtime.database.transaction() as session:
+            return (await directory.create_mandate(session, name)).id
+
+    typer.echo(run_with_runtime(create))
+
+
+@keys_app.command("create")
+@cli_errors
+def keys_create(
+    email: str,
+    mandate: Annotated[str, typer.Option(help="Mandate the key acts in.")] = "default",
+    name: Annotated[str, typer.Option(help="A label for the key.")] = "",
+    expires_in_days: Annotated[
+        int | None, typer.Option(min=1, help="Days until the key expires.")
+    ] = None,
+) -> None:
+    """Issue an API key; it is printed once and never stored in plain text."""
+
+    async def create(runtime: Runtime) -> str:
+        async with runtime.database.transaction() as session:
+            user = await directory.find_user_by_email(session, email)
+            target = await directory.find_mandate_by_name(session, mandate)
+            expires_at = (
+                datetime.now(UTC) + timedelta(days=expires_in_days) if expires_in_days else None
+            )
+            issued = await issue_api_key(
+                session, user_id=user.id, mandate_id=target.id, name=name, expires_at=expires_at
+            )
+            if not await _is_member(session, user.id, target.id):
+                raise AgenturError(f"{email} is not a member of mandate {mandate!r}")
+            return issued.plaintext
+
+    typer.echo(run_with_runtime(create))
+
+
+@keys_app.command("revoke")
+@cli_errors
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key by its id (or by the key itself)."""
+
+    async def revoke(runtime: Runtime) -> None:
+        async with runtime.database.transaction() as session:
+            await revoke_api_key(session, await _key_id(session, key_id))
+
+    run_with_runtime(revoke)
+    typer.echo("revoked")
+
+
+async def _is_member(session, user_id: str, mandate_id: str) -> bool:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from agentur.storage.models import Membership
+
+    return (
+        await session.execute(
+            select(Membership.id).where(
+                Membership.user_id == user_id, Membership.mandate_id == mandate_id
+            )
+        )
+    ).first() is not None
+
+
+async def _key_id(session, value: str) -> str:  # type: ignore[no-untyped-def]
+    """Accept a key id or a whole key (`agt_<lookup>_<secret>`)."""
+    from sqlalchemy import select
+
+    from agentur.storage.models import ApiKey
+
+    if value.startswith("agt_"):
+        lookup = value.split("_")[1]
+        found = await session.scalar(select(ApiKey.id).where(ApiKey.lookup_id == lookup))
+        return found or value
+    return value
+
+
+def main() -> None:  # pragma: no cover - console entry point alias
+    app(sys.argv[1:])

@@ -1,0 +1,102 @@
+"""Settings: environment (`AGENTUR_*`) over `agentur.toml` in the working directory over defaults.
+
+Every limit the service enforces lives here, so operators can see and change it in one place.
+The README's configuration table is checked against this class by a test.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+MEBIBYTE = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AGENTUR_",
+        toml_file="agentur.toml",
+        extra="ignore",
+    )
+
+    data_dir: Path = Field(
+        default=Path(".agentur"),
+        description="Folder for the SQLite database, file blobs and the admin key.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL. Empty: SQLite file `<data_dir>/agentur.db`. "
+        "`postgresql://…` selects PostgreSQL (needs the `vector` extension).",
+    )
+    host: str = Field(default="127.0.0.1", description="Address `agentur serve` binds to.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `agentur serve` binds to.")
+    max_upload_bytes: int = Field(
+        default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
+    )
+    max_name_length: int = Field(
+        default=255, ge=1, le=1024, description="Longest file or folder name."
+    )
+    default_read_window: int = Field(
+        default=20_000,
+        ge=1,
+        description="Characters a windowed read returns when no limit is given.",
+    )
+    max_read_window: int = Field(
+        default=200_000, ge=1, description="Largest `limit` a windowed read accepts (422 above)."
+    )
+    default_language: str = Field(
+        default="en", description="Language when the request has no usable `Accept-Language`."
+    )
+    log_level: str = Field(default="INFO", description="Python logging level.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @field_validator("database_url")
+    @classmethod
+    def _empty_means_default(cls, value: str | None) -> str | None:
+        return value or None
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        """The async SQLAlchemy URL for the configured database."""
+        if self.database_url is None:
+            return f"sqlite+aiosqlite:///{(self.data_dir / 'agentur.db').resolve()}"
+        return to_async_url(self.database_url)
+
+    @property
+    def blob_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+    @property
+    def admin_key_path(self) -> Path:
+        return self.data_dir / "admin.key"
+
+
+def to_async_url(url: str) -> str:
+    """Map plain `postgresql://` and `sqlite://` URLs to the async drivers we ship."""
+    for plain, async_prefix in (
+        ("postgresql://", "postgresql+asyncpg://"),
+        ("postgres://", "postgresql+asyncpg://"),
+        ("postgresql+psycopg://", "postgresql+asyncpg://"),
+        ("sqlite:///", "sqlite+aiosqlite:///"),
+    ):
+        if url.startswith(plain):
+            return async_prefix + url[len(plain) :]
+    return url

@@ -1,0 +1,1 @@
+"""Persistence: the database (SQLite embedded, PostgreSQL scale-out), migrations and file blobs."""

@@ -1,0 +1,80 @@
+"""Engine and session factory for both backends.
+
+SQLite runs in WAL mode with foreign keys on and every extension the knowledge store needs
+loaded on each connection. PostgreSQL gets the `vector` extension from the first migration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import NullPool
+
+from agentur.config import to_async_url
+from agentur.storage.sqlite_driver import sqlean_dbapi
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def _prepare_sqlite_connection(connection: Any) -> None:
+    import sqlite_vec
+
+    sqlite_vec.load(connection)
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    # WAL lets readers proceed while one writer commits; NORMAL sync is safe under WAL.
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def create_engine(url: str, **options: Any) -> AsyncEngine:
+    url = to_async_url(url)
+    if is_sqlite(url):
+        return create_async_engine(
+            url,
+            module=sqlean_dbapi(_prepare_sqlite_connection),
+            # One connection per checkout keeps aiosqlite threads from outliving their loop.
+            poolclass=NullPool,
+            **options,
+        )
+    options.setdefault("pool_pre_ping", True)
+    return create_async_engine(url, **options)
+
+
+class Database:
+    """One engine plus its session factory; the unit the rest of the code depends on."""
+
+    def __init__(self, url: str, **engine_options: Any) -> None:
+        self.url = to_async_url(url)
+        self.engine = create_engine(self.url, **engine_options)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return is_sqlite(self.url)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session whose work commits at the end of the block, or rolls back on error."""
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

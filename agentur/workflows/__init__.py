@@ -1,0 +1,1 @@
+"""Workflows: conversation containers whose messages agent runs and assistants persist."""

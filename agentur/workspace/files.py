@@ -1,0 +1,393 @@
+"""Workspace files: upload, list, read, rename, move, tag, copy, delete.
+
+Every query starts from `visible_files(context)`, so a file of another mandate or a colleague's
+personal file is simply not found (404), whatever id the caller guesses.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.context import RequestContext
+from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from agentur.storage.blob_store import BlobStore, StoredBlob
+from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag
+from agentur.workspace.folders import FolderService
+from agentur.workspace.names import free_name, validate_name
+from agentur.workspace.scopes import Scope, can_change, check_scope_allowed, visible_files
+from agentur.workspace.text_window import TextWindow, decode_text, window
+
+MAX_TAGS = 50
+MAX_TAG_LENGTH = 100
+
+
+class OnConflict(StrEnum):
+    """What an upload does when its name is taken in the folder."""
+
+    rename = "rename"  # store as `name (2).ext` — the default, nothing is ever overwritten
+    replace = "replace"  # new content under the existing file's id
+    fail = "fail"  # 409
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceLimits:
+    max_upload_bytes: int
+    max_name_length: int
+    default_read_window: int
+    max_read_window: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileListing:
+    files: list[File]
+    total: int
+
+
+async def _one_chunk(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+class FileService:
+    def __init__(
+        self,
+        session: AsyncSession,
+        blobs: BlobStore,
+        context: RequestContext,
+        limits: WorkspaceLimits,
+    ) -> None:
+        self.session = session
+        self.blobs = blobs
+        self.context = context
+        self.limits = limits
+        self.folders = FolderService(session, context, limits.max_name_length)
+        # Blobs whose last reference this unit of work removed; deleted only after commit,
+        # so a rolled-back request never loses bytes a surviving row still points at.
+        self._released: set[str] = set()
+
+    # --- reading -------------------------------------------------------------------------
+
+    async def get(self, file_id: str) -> File:
+        file = (
+            await self.session.execute(
+                select(File).where(File.id == file_id, visible_files(self.context))
+            )
+        ).scalar_one_or_none()
+        if file is None:
+            raise NotFoundError(f"file {file_id} not found")
+        return file
+
+    async def list(
+        self,
+        *,
+        folder_id: str | None = None,
+        tags: Sequence[str] = (),
+        search: str | None = None,
+        scope: Scope | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> FileListing:
+        query = select(File).where(visible_files(self.context))
+        if folder_id is not None:
+            folder = await self.folders.resolve_parent(folder_id)
+            query = query.where(File.folder_key == (folder.id if folder else ROOT_FOLDER_KEY))
+            if folder is None:
+                query = query.where(File.owner_id == self.context.user_id)
+        for tag in {t.strip() for t in tags if t.strip()}:
+            query = query.where(File.id.in_(select(FileTag.file_id).where(FileTag.tag == tag)))
+        if search:
+            query = query.where(func.lower(File.name).contains(search.lower(), autoescape=True))
+        if scope is not None:
+            query = query.where(File.scope == scope.value)
+        total = await self.session.scalar(select(func.count()).select_from(query.subquery()))
+        rows = await self.session.execute(
+            query.order_by(File.name, File.id).limit(limit).offset(offset)
+        )
+        return FileListing(files=list(rows.scalars()), total=int(total or 0))
+
+    async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
+        ids = list(file_ids)
+        result: dict[str, list[str]] = {file_id: [] for file_id in ids}
+        if ids:
+            rows = await self.session.execute(
+                select(FileTag.file_id, FileTag.tag)
+                .where(FileTag.file_id.in_(ids))
+                .order_by(FileTag.tag)
+            )
+            for file_id, tag in rows:
+                result[file_id].append(tag)
+        return result
+
+    async def read_bytes(self, file_id: str) -> tuple[File, bytes]:
+        file = await self.get(file_id)
+        return file, self.blobs.read_bytes(file.sha256)
+
+    async def read_text(self, file_id: str) -> tuple[File, str]:
+        file, data = await self.read_bytes(file_id)
+        return file, decode_text(data, file.mime_type)
+
+    async def read_window(self, file_id: str, offset: int, limit: int | None) -> TextWindow:
+        _, text = await self.read_text(file_id)
+        return window(
+            text, offset, limit or self.limits.default_read_window, self.limits.max_read_window
+        )
+
+    # --- writing -------------------------------------------------------------------------
+
+    async def upload(
+        self,
+        name: str,
+        chunks: AsyncIterator[bytes],
+        *,
+        folder_id: str | None = None,
+        tags: Sequence[str] = (),
+        scope: Scope = Scope.personal,
+        neutralize: bool = False,
+        mime_type: str | None = None,
+        on_conflict: OnConflict = OnConflict.rename,
+    ) -> File:
+        self._require_write()
+        name = validate_name(name, self.limits.max_name_length)
+        if reason := check_scope_allowed(self.context, scope):
+            raise InvalidInputError(reason)
+        tags = _validate_tags(tags)
+        folder = await self.folders.resolve_parent(folder_id)
+        folder_key = folder.id if folder else ROOT_FOLDER_KEY
+        existing = await self._own_file_named(folder_key, name)
+        if existing is not None and on_conflict is OnConflict.fail:
+            raise ConflictError(f"a file named {name!r} exists already in this folder")
+        if existing is not None and not can_change(self.context, existing):
+            raise ForbiddenError(f"you may not replace {name!r}")
+        # Everything is validated before the bytes are read, so a bad request stores nothing.
+        blob = await self.blobs.put_stream(chunks, self.limits.max_upload_bytes)
+        mime_type = _mime_type(name, mime_type)
+        try:
+            if existing is not None and on_conflict is OnConflict.replace:
+                return await self._replace_upload(existing, blob, tags, neutralize, mime_type)
+            if existing is not None:
+                name = free_name(name, await self._names_in(folder_key))
+            return await self._create_upload(
+                name, blob, folder_key, tags, scope, neutralize, mime_type
+            )
+        except Exception:
+            await self._delete_unreferenced([blob.sha256])
+            raise
+
+    async def _replace_upload(
+        self, existing: File, blob: StoredBlob, tags: list[str], neutralize: bool, mime_type: str
+    ) -> File:
+        old_sha = existing.sha256
+        existing.sha256, existing.size, existing.mime_type = blob.sha256, blob.size, mime_type
+        existing.neutralize = existing.neutralize or neutralize
+        await self._replace_tags(existing.id, tags or await self._tag_list(existing.id))
+        await self.session.flush()
+        if old_sha != blob.sha256:
+            self.release_blobs([old_sha])
+        return existing
+
+    async def _create_upload(
+        self,
+        name: str,
+        blob: StoredBlob,
+        folder_key: str,
+        tags: list[str],
+        scope: Scope,
+        neutralize: bool,
+        mime_type: str,
+    ) -> File:
+        file = File(
+            mandate_id=self.context.mandate_id,
+            owner_id=self.context.user_id,
+            folder_id=None if folder_key == ROOT_FOLDER_KEY else folder_key,
+            folder_key=folder_key,
+            feature_instance_id=self.context.feature_instance_id,
+            name=name,
+            scope=scope.value,
+            neutralize=neutralize,
+            size=blob.size,
+            mime_type=mime_type,
+            sha256=blob.sha256,
+        )
+        self.session.add(file)
+        await self._flush(f"a file named {name!r} exists already in this folder")
+        await self._replace_tags(file.id, tags)
+        return file
+
+    async def write_text(
+        self, name: str, text: str, *, folder_id: str | None = None, **options: object
+    ) -> File:
+        """Create a text file from a string (the agent's write path)."""
+        return await self.upload(
+            name,
+            _one_chunk(text.encode()),
+            folder_id=folder_id,
+            **options,  # type: ignore[arg-type]
+        )
+
+    async def replace_content(self, file_id: str, data: bytes) -> File:
+        file = await self._changeable(file_id, owner_only=False)
+        blob = await self.blobs.put_stream(_one_chunk(data), self.limits.max_upload_bytes)
+        old_sha = file.sha256
+        file.sha256, file.size = blob.sha256, blob.size
+        await self.session.flush()
+        self.release_blobs([old_sha])
+        return file
+
+    async def rename(self, file_id: str, new_name: str) -> File:
+        file = await self._changeable(file_id)
+        file.name = validate_name(new_name, self.limits.max_name_length)
+        await self._flush(f"a file named {file.name!r} exists already in this folder")
+        return file
+
+    async def move(self, file_id: str, folder_id: str | None) -> File:
+        file = await self._changeable(file_id, owner_only=True)
+        folder = await self.folders.resolve_parent(folder_id)
+        file.folder_id = folder.id if folder else None
+        file.folder_key = folder.id if folder else ROOT_FOLDER_KEY
+        await self._flush(f"a file named {file.name!r} exists already in the target folder")
+        return file
+
+    async def set_tags(self, file_id: str, tags: Sequence[str]) -> list[str]:
+        file = await self._changeable(file_id)
+        clean = _validate_tags(tags)
+        await self._replace_tags(file.id, clean)
+        file.updated_at = file.updated_at  # touch for onupdate
+        return sorted(clean)
+
+    async def copy(
+        self, file_id: str, *, folder_id: str | None = None, name: str | None = None
+    ) -> File:
+        """An independent copy owned by the caller; equal bytes share one blob."""
+        self._require_write()
+        source = await self.get(file_id)
+        if folder_id is None and source.owner_id == self.context.user_id:
+            folder_key = source.folder_key
+        else:
+            folder = await self.folders.resolve_parent(folder_id)
+            folder_key = folder.id if folder else ROOT_FOLDER_KEY
+        target_name = validate_name(name or source.name, self.limits.max_name_length)
+        target_name = free_name(target_name, await self._names_in(folder_key))
+        scope = source.scope
+        if check_scope_allowed(self.context, Scope(scope)):
+            scope = Scope.personal.value
+        copy = File(
+            mandate_id=self.context.mandate_id,
+            owner_id=self.context.user_id,
+            folder_id=None if folder_key == ROOT_FOLDER_KEY else folder_key,
+            folder_key=folder_key,
+            feature_instance_id=self.context.feature_instance_id,
+            name=target_name,
+            scope=scope,
+            # The copy inherits the data-at-rest neutralization duty of its source.
+            neutralize=source.neutralize,
+            size=source.size,
+            mime_type=source.mime_type,
+            sha256=source.sha256,
+        )
+        self.session.add(copy)
+        await self._flush(f"a file named {target_name!r} exists already in this folder")
+        await self._replace_tags(copy.id, await self._tag_list(source.id))
+        return copy
+
+    async def delete(self, file_id: str) -> None:
+        file = await self._changeable(file_id)
+        sha = file.sha256
+        await self.session.delete(file)
+        await self.session.flush()
+        self.release_blobs([sha])
+
+    def release_blobs(self, hashes: Iterable[str]) -> None:
+        """Mark blobs whose references this unit of work removed; see `commit`."""
+        self._released.update(hashes)
+
+    async def commit(self) -> None:
+        """Commit, then delete released blobs that no file row references any more."""
+        await self.session.commit()
+        released, self._released = self._released, set()
+        await self._delete_unreferenced(released)
+
+    async def _delete_unreferenced(self, hashes: Iterable[str]) -> None:
+        for sha in set(hashes):
+            still_used = await self.session.scalar(
+                select(func.count()).select_from(File).where(File.sha256 == sha)
+            )
+            if not still_used:
+                self.blobs.delete(sha)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    async def _changeable(self, file_id: str, *, owner_only: bool = False) -> File:
+        file = await self.get(file_id)
+        if not can_change(self.context, file, owner_only=owner_only):
+            raise ForbiddenError(
+                "you may read this file but not change it"
+                + (" (only its owner may move it)" if owner_only else "")
+            )
+        return file
+
+    def _require_write(self) -> None:
+        if not self.context.can_write:
+            raise ForbiddenError("your role in this mandate is read-only")
+
+    async def _own_file_named(self, folder_key: str, name: str) -> File | None:
+        return (
+            await self.session.execute(
+                select(File).where(
+                    File.mandate_id == self.context.mandate_id,
+                    File.owner_id == self.context.user_id,
+                    File.folder_key == folder_key,
+                    File.name == name,
+                )
+            )
+        ).scalar_one_or_none()
+
+    async def _names_in(self, folder_key: str) -> set[str]:
+        rows = await self.session.execute(
+            select(File.name).where(
+                File.mandate_id == self.context.mandate_id,
+                File.owner_id == self.context.user_id,
+                File.folder_key == folder_key,
+            )
+        )
+        return set(rows.scalars())
+
+    async def _tag_list(self, file_id: str) -> list[str]:
+        return (await self.tags_of([file_id]))[file_id]
+
+    async def _replace_tags(self, file_id: str, tags: Iterable[str]) -> None:
+        await self.session.execute(delete(FileTag).where(FileTag.file_id == file_id))
+        self.session.add_all(FileTag(file_id=file_id, tag=tag) for tag in set(tags))
+        await self.session.flush()
+
+    async def _flush(self, conflict_message: str) -> None:
+        try:
+            async with self.session.begin_nested():
+                await self.session.flush()
+        except IntegrityError as error:
+            raise ConflictError(conflict_message) from error
+
+
+def _validate_tags(tags: Iterable[str]) -> list[str]:
+    clean = sorted({tag.strip() for tag in tags if tag and tag.strip()})
+    if len(clean) > MAX_TAGS:
+        raise InvalidInputError(f"at most {MAX_TAGS} tags per file")
+    for tag in clean:
+        if len(tag) > MAX_TAG_LENGTH or any(ord(c) < 32 for c in tag):
+            raise InvalidInputError(
+                f"tag {tag[:40]!r} is invalid "
+                f"(max {MAX_TAG_LENGTH} characters, no control characters)"
+            )
+    return clean
+
+
+def _mime_type(name: str, declared: str | None) -> str:
+    if declared and declared != "application/octet-stream" and "/" in declared:
+        return declared.split(";")[0].strip().lower()
+    guessed, _ = mimetypes.guess_type(name)
+    return guessed or "application/octet-stream"

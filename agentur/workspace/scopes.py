@@ -1,0 +1,76 @@
+"""Who may see and change a workspace file (X2: access is enforced in the data queries).
+
+Visibility, always inside the caller's mandate unless the scope is global:
+- personal: only the owner;
+- feature_instance: mandate members working in that feature instance (and the owner);
+- mandate: every member of the mandate;
+- global: every authenticated user of the platform (only platform admins may create such files).
+
+Changes: the owner, when their role may write; a mandate admin may also rename, tag and delete
+non-personal files of their mandate. Moving stays with the owner, as folders are per user.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from sqlalchemy import ColumnElement, and_, false, or_
+
+from agentur.context import RequestContext
+from agentur.storage.models import File
+
+
+class Scope(StrEnum):
+    personal = "personal"
+    feature_instance = "feature_instance"
+    mandate = "mandate"
+    global_ = "global"
+
+
+def visible_files(context: RequestContext) -> ColumnElement[bool]:
+    """The SQL condition for files the caller may see. Every file query starts from it."""
+    in_mandate = File.mandate_id == context.mandate_id
+    instance_clause = (
+        and_(
+            File.scope == Scope.feature_instance.value,
+            File.feature_instance_id == context.feature_instance_id,
+        )
+        if context.feature_instance_id
+        else false()
+    )
+    return or_(
+        and_(
+            in_mandate,
+            or_(
+                File.owner_id == context.user_id,
+                File.scope == Scope.mandate.value,
+                instance_clause,
+            ),
+        ),
+        File.scope == Scope.global_.value,
+    )
+
+
+def can_change(context: RequestContext, file: File, *, owner_only: bool = False) -> bool:
+    if not context.can_write:
+        return False
+    if file.owner_id == context.user_id and file.mandate_id == context.mandate_id:
+        return True
+    if owner_only:
+        return False
+    if file.scope == Scope.global_.value:
+        return context.is_platform_admin
+    return (
+        context.is_mandate_admin
+        and file.mandate_id == context.mandate_id
+        and file.scope != Scope.personal.value
+    )
+
+
+def check_scope_allowed(context: RequestContext, scope: Scope) -> str | None:
+    """A reason the caller may not create a file with `scope`, or None."""
+    if scope is Scope.global_ and not context.is_platform_admin:
+        return "only platform admins may create files with scope 'global'"
+    if scope is Scope.feature_instance and not context.feature_instance_id:
+        return "scope 'feature_instance' needs the X-Feature-Instance header"
+    return None

