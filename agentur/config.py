@@ -20,12 +20,31 @@ from pydantic_settings import (
 MEBIBYTE = 1024 * 1024
 
 
-class Settings(BaseSettings):
+class PartSettings(BaseSettings):
+    """Base of every part's settings (core, ai, agent, knowledge, assistant): one env prefix,
+    one optional TOML file, environment over file over defaults. Each part keeps its own class
+    beside its code; all of them are documented in the README (a test checks)."""
+
     model_config = SettingsConfigDict(
         env_prefix="AGENTUR_",
         toml_file="agentur.toml",
         extra="ignore",
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+
+class Settings(PartSettings):
+    """Core settings: storage, server, workspace limits."""
 
     data_dir: Path = Field(
         default=Path(".agentur"),
@@ -56,17 +75,6 @@ class Settings(BaseSettings):
         default="en", description="Language when the request has no usable `Accept-Language`."
     )
     log_level: str = Field(default="INFO", description="Python logging level.")
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
 
     @field_validator("database_url")
     @classmethod

@@ -8,7 +8,9 @@ from tests.conftest import Tenants
 async def test_upload_then_windowed_read(client: httpx.AsyncClient, tenants: Tenants) -> None:
     alice = await tenants.member()
     response = await client.post(
-        "/v1/files", headers=alice.headers, files={"file": ("notes.txt", "Grüezi mitenand".encode())}
+        "/v1/files",
+        headers=alice.headers,
+        files={"file": ("notes.txt", "Grüezi mitenand".encode())},
     )
     assert response.status_code == 201, response.text
     file_id = response.json()["id"]

@@ -1,0 +1,127 @@
+"""Provider-neutral chat messages, tool definitions and tool calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Role(StrEnum):
+    system = "system"
+    user = "user"
+    assistant = "assistant"
+    tool = "tool"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments object
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    # For role=tool: which call this result answers, and that tool's name.
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls(Role.system, content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls(Role.user, content)
+
+    @classmethod
+    def assistant(cls, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> Message:
+        return cls(Role.assistant, content, tool_calls=tuple(tool_calls))
+
+    @classmethod
+    def tool_result(cls, call: ToolCall, content: str, *, is_error: bool = False) -> Message:
+        return cls(Role.tool, content, tool_call_id=call.id, tool_name=call.name, is_error=is_error)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    # "text", "json", or a JSON schema dict for structured output.
+    response_format: str | dict[str, Any] = "text"
+    # Explicit "provider:model" override; the selector is bypassed (restrictions still apply).
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AiRequest:
+    operation: Any  # OperationType; Any avoids an import cycle for callers' convenience
+    messages: tuple[Message, ...]
+    tools: tuple[ToolDefinition, ...] = ()
+    options: CallOptions = field(default_factory=CallOptions)
+    workflow_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AiResponse:
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage
+    cost_chf: float
+    model: str  # "provider:model"
+    provider: str
+    latency_ms: float
+    finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A tool call as it streams in; `arguments_delta` is a fragment of JSON text."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments_delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDone:
+    response: AiResponse
+
+
+StreamEvent = TextDelta | ToolCallDelta | StreamDone

@@ -1,0 +1,43 @@
+"""One entry of the model registry: what a model can do, how much it holds, what it costs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Capability(StrEnum):
+    tools = "tools"
+    vision = "vision"
+    streaming = "streaming"
+    reasoning = "reasoning"
+    embeddings = "embeddings"
+    structured_output = "structured_output"
+    web_search = "web_search"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    provider: str
+    name: str
+    capabilities: frozenset[Capability] = field(default_factory=frozenset)
+    context_window: int = 128_000
+    max_output_tokens: int = 16_384
+    # Prices in USD per million tokens; None means unknown (billing refuses unless allowed).
+    input_price_usd_per_mtok: float | None = None
+    output_price_usd_per_mtok: float | None = None
+    cached_input_price_usd_per_mtok: float | None = None
+    embedding_dimensions: int | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+    @property
+    def is_priced(self) -> bool:
+        return (
+            self.input_price_usd_per_mtok is not None and self.output_price_usd_per_mtok is not None
+        )
+
+    def supports(self, *capabilities: Capability) -> bool:
+        return all(capability in self.capabilities for capability in capabilities)

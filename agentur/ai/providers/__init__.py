@@ -1,0 +1,1 @@
+"""Provider adapters: one vendor or wire format per file, behind `ModelProvider`."""
