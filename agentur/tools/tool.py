@@ -1,0 +1,48 @@
+"""What a tool is: a name, a description, a pydantic argument model, a handler, and the flags
+the loop and the lifecycle wrapper need. Tools return raw data; the wrapper does the rest
+(authorization from the request context, validation, egress, events, timing, windowing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from agentur.context import RequestContext
+
+if TYPE_CHECKING:
+    from agentur.runtime import Runtime
+
+Arguments = TypeVar("Arguments", bound=BaseModel)
+
+
+@dataclass
+class ToolContext:
+    """Everything a handler may use. Identity comes from here, never from the arguments."""
+
+    request: RequestContext
+    runtime: Runtime
+    workflow_id: str | None = None
+    run_id: str | None = None
+    # Free slots for the loop to hand down (remaining budget, sub-agent limits, …).
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+Handler = Callable[[Arguments, ToolContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Tool(Generic[Arguments]):
+    name: str
+    description: str
+    arguments: type[Arguments]
+    handler: Handler[Arguments]
+    read_only: bool = False
+    toolbox: str = "core"
+    timeout_seconds: float | None = None
+
+    def json_schema(self) -> dict[str, Any]:
+        return self.arguments.model_json_schema()
