@@ -1,0 +1,273 @@
+"""Anthropic Messages API (`POST {base}/v1/messages`, `x-api-key` + `anthropic-version`).
+
+Mapping: system messages become the top-level `system`; tool results become `tool_result`
+blocks in a user turn (with `is_error`); consecutive turns of one role merge into one turn,
+because the API requires alternating roles. `max_tokens` is mandatory here: the request's, or
+the model's maximum. Usage: `input_tokens` includes cache reads and cache writes (Anthropic
+reports them apart), `cached_tokens` is the cache reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+import httpx
+
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    Message,
+    Role,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from agentur.ai.model_spec import ModelSpec
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.tool_arguments import ToolCallAssembler
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+_INVALID_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+_RETRYABLE_STREAM_ERRORS = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+
+
+def tool_use_id(call_id: str) -> str:
+    """Anthropic accepts `[a-zA-Z0-9_-]+`; ids from other providers are made to fit."""
+    return _INVALID_ID_CHARS.sub("_", call_id) or "toolu_0"
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    if message.role == Role.tool:
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": tool_use_id(message.tool_call_id or ""),
+            "content": message.content,
+        }
+        if message.is_error:
+            block["is_error"] = True
+        return [block]
+    # Empty text blocks are rejected by the API.
+    blocks: list[dict[str, Any]] = (
+        [{"type": "text", "text": message.content}] if message.content else []
+    )
+    blocks += [
+        {"type": "tool_use", "id": tool_use_id(call.id), "name": call.name, "input": call.arguments}
+        for call in message.tool_calls
+    ]
+    return blocks
+
+
+def map_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    system = "\n\n".join(m.content for m in messages if m.role == Role.system and m.content)
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == Role.system:
+            continue
+        role = "assistant" if message.role == Role.assistant else "user"
+        blocks = _blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] += blocks
+        else:
+            turns.append({"role": role, "content": blocks})
+    return system, turns
+
+
+def _format_instruction(option: str | dict[str, Any]) -> str:
+    # No JSON mode in the Messages API; the instruction is the portable way.
+    if option == "json":
+        return "Answer with a single JSON value and nothing else."
+    if isinstance(option, dict):
+        return "Answer with JSON matching this JSON schema and nothing else:\n" + json.dumps(option)
+    return ""
+
+
+def parse_usage(usage: dict[str, Any] | None, previous: Usage | None = None) -> Usage:
+    usage = usage or {}
+    before = previous or Usage()
+    if "input_tokens" in usage or "cache_read_input_tokens" in usage:
+        cache_read = int(usage.get("cache_read_input_tokens") or 0)
+        cache_write = int(usage.get("cache_creation_input_tokens") or 0)
+        input_tokens = int(usage.get("input_tokens") or 0) + cache_read + cache_write
+    else:
+        cache_read, input_tokens = before.cached_tokens, before.input_tokens
+    output = int(usage["output_tokens"]) if "output_tokens" in usage else before.output_tokens
+    return Usage(input_tokens, output, cache_read)
+
+
+class AnthropicProvider:
+    name: str = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[ModelSpec],
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 60.0,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or type(self).name
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        self.transport = HttpTransport(
+            self.name,
+            base_url or ANTHROPIC_BASE_URL,
+            headers,
+            client=client,
+            timeout_seconds=timeout_seconds,
+            secrets=(api_key,),
+        )
+        self.model_specs = list(models)
+
+    def models(self) -> list[ModelSpec]:
+        return list(self.model_specs)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    def build_payload(self, model: ModelSpec, request: AiRequest, *, stream: bool) -> dict:
+        options = request.options
+        system, turns = map_messages(request.messages)
+        instruction = _format_instruction(options.response_format)
+        system = "\n\n".join(part for part in (system, instruction) if part)
+        payload: dict[str, Any] = {
+            "model": model.name,
+            "max_tokens": options.max_output_tokens or model.max_output_tokens,
+            "messages": turns,
+        }
+        if system:
+            payload["system"] = system
+        if options.temperature is not None:
+            payload["temperature"] = options.temperature
+        if request.tools:
+            payload["tools"] = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                }
+                for tool in request.tools
+            ]
+        if stream:
+            payload["stream"] = True
+        return payload
+
+    def _response(
+        self,
+        model: ModelSpec,
+        text: str,
+        calls: tuple[ToolCall, ...],
+        usage: Usage,
+        stop_reason: str | None,
+        started: float,
+    ) -> AiResponse:
+        reason = _STOP_REASONS.get(stop_reason or "", "stop")
+        return AiResponse(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            cost_chf=0.0,
+            model=model.id,
+            provider=self.name,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            finish_reason="tool_calls" if calls and reason == "stop" else reason,
+        )
+
+    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        started = time.perf_counter()
+        body = await self.transport.post_json(
+            "/v1/messages", self.build_payload(model, request, stream=False)
+        )
+        if not isinstance(body, dict) or "content" not in body:
+            raise ProviderError(
+                f"{self.name}: reply without content", provider=self.name, retryable=True
+            )
+        blocks = body.get("content") or []
+        text = "".join(block.get("text", "") for block in blocks if block.get("type") == "text")
+        calls = tuple(
+            ToolCall(block["id"], block["name"], block.get("input") or {})
+            for block in blocks
+            if block.get("type") == "tool_use"
+        )
+        usage = parse_usage(body.get("usage"))
+        return self._response(model, text, calls, usage, body.get("stop_reason"), started)
+
+    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
+        started = time.perf_counter()
+        payload = self.build_payload(model, request, stream=True)
+        assembler = ToolCallAssembler()
+        tool_index_of_block: dict[int, int] = {}
+        text: list[str] = []
+        usage = Usage()
+        stop_reason: str | None = None
+        finished = False
+        async with aclosing(self.transport.stream_sse("/v1/messages", payload)) as events:
+            async for event in events:
+                data = self.transport.decode(event.data)
+                kind = data.get("type") if isinstance(data, dict) else None
+                if kind == "message_start":
+                    usage = parse_usage((data.get("message") or {}).get("usage"))
+                elif kind == "content_block_start":
+                    block = data.get("content_block") or {}
+                    if block.get("type") == "tool_use":
+                        index = len(tool_index_of_block)
+                        tool_index_of_block[data.get("index", index)] = index
+                        assembler.add(index, block.get("id"), block.get("name"), "")
+                        yield ToolCallDelta(index, block.get("id"), block.get("name"), "")
+                elif kind == "content_block_delta":
+                    delta = data.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        text.append(delta["text"])
+                        yield TextDelta(delta["text"])
+                    elif delta.get("type") == "input_json_delta":
+                        index = tool_index_of_block.get(data.get("index", -1), 0)
+                        fragment = delta.get("partial_json") or ""
+                        assembler.add(index, None, None, fragment)
+                        yield ToolCallDelta(index, None, None, fragment)
+                elif kind == "message_delta":
+                    stop_reason = (data.get("delta") or {}).get("stop_reason") or stop_reason
+                    usage = parse_usage(data.get("usage"), usage)
+                elif kind == "message_stop":
+                    finished = True
+                    break
+                elif kind == "error":
+                    raise self._stream_error(data.get("error") or {})
+        if not finished:
+            raise broken_stream(self.name, "ended without message_stop")
+        calls = assembler.calls()
+        yield StreamDone(self._response(model, "".join(text), calls, usage, stop_reason, started))
+
+    def _stream_error(self, error: dict[str, Any]) -> ProviderError:
+        kind = str(error.get("type") or "")
+        return ProviderError(
+            f"{self.name}: error in stream: {kind}: {error.get('message', '')}",
+            provider=self.name,
+            retryable=kind in _RETRYABLE_STREAM_ERRORS,
+        )
+
+    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        raise ProviderError(f"{self.name}: no embeddings API", provider=self.name)

@@ -1,0 +1,284 @@
+"""Google Gemini API (`models/{m}:generateContent`, `:streamGenerateContent?alt=sse`,
+`:batchEmbedContents`; key in `x-goog-api-key`, never in the URL).
+
+Mapping: system messages become `systemInstruction`; the assistant is role `model`; tool
+results are `functionResponse` parts (`{"result": …}` or `{"error": …}`) in a user turn,
+addressed by function name; consecutive turns of one role merge (parallel calls must be
+answered in one turn). Tool schemas go as `parametersJsonSchema` (full JSON Schema; the older
+`parameters` field accepts only an OpenAPI subset). Gemini returns no call ids, so we mint
+them. Gemini 3 wants the `thoughtSignature` of a function call sent back with it: we remember
+the signatures we saw (bounded) and send the documented skip value for calls we did not see.
+Usage: output includes thinking tokens (billed as output); input includes cached tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any
+
+import httpx
+
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    Message,
+    Role,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from agentur.ai.model_spec import ModelSpec
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.scripted import estimate_tokens
+
+GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
+API_VERSION = "v1beta"
+SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
+MAX_REMEMBERED_SIGNATURES = 1000
+_FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+
+
+def map_finish_reason(reason: str | None, has_calls: bool) -> str:
+    if reason == "MAX_TOKENS":
+        return "length"
+    if reason in _FILTERED:
+        return "content_filter"
+    if reason == "MALFORMED_FUNCTION_CALL":
+        return "error"
+    return "tool_calls" if has_calls else "stop"
+
+
+def parse_usage(metadata: dict[str, Any] | None) -> Usage:
+    metadata = metadata or {}
+    return Usage(
+        input_tokens=int(metadata.get("promptTokenCount") or 0),
+        output_tokens=int(metadata.get("candidatesTokenCount") or 0)
+        + int(metadata.get("thoughtsTokenCount") or 0),
+        cached_tokens=int(metadata.get("cachedContentTokenCount") or 0),
+    )
+
+
+class GoogleProvider:
+    name: str = "google"
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[ModelSpec],
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 60.0,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or type(self).name
+        headers = {"x-goog-api-key": api_key} if api_key else {}
+        self.transport = HttpTransport(
+            self.name,
+            base_url or GOOGLE_BASE_URL,
+            headers,
+            client=client,
+            timeout_seconds=timeout_seconds,
+            secrets=(api_key,),
+        )
+        self.model_specs = list(models)
+        self._signatures: OrderedDict[str, str] = OrderedDict()
+
+    def models(self) -> list[ModelSpec]:
+        return list(self.model_specs)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    @staticmethod
+    def _path(model: ModelSpec, method: str) -> str:
+        return f"/{API_VERSION}/models/{model.name.removeprefix('models/')}:{method}"
+
+    # -- request -------------------------------------------------------------------------
+    def _model_parts(self, model: ModelSpec, message: Message) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        for position, call in enumerate(message.tool_calls):
+            part: dict[str, Any] = {"functionCall": {"name": call.name, "args": call.arguments}}
+            signature = self._signatures.get(call.id)
+            if signature is None and position == 0 and model.name.startswith("gemini-3"):
+                signature = SKIP_THOUGHT_SIGNATURE
+            if signature:
+                part["thoughtSignature"] = signature
+            parts.append(part)
+        return parts
+
+    def map_contents(self, model: ModelSpec, messages: Sequence[Message]) -> list[dict]:
+        names = {call.id: call.name for m in messages for call in m.tool_calls}
+        contents: list[dict[str, Any]] = []
+        for message in messages:
+            if message.role == Role.system:
+                continue
+            if message.role == Role.tool:
+                name = message.tool_name or names.get(message.tool_call_id or "", "tool")
+                key = "error" if message.is_error else "result"
+                parts = [{"functionResponse": {"name": name, "response": {key: message.content}}}]
+                role = "user"
+            elif message.role == Role.assistant:
+                parts, role = self._model_parts(model, message), "model"
+            else:
+                parts = [{"text": message.content}] if message.content else []
+                role = "user"
+            if not parts:
+                continue
+            if contents and contents[-1]["role"] == role:
+                contents[-1]["parts"] += parts
+            else:
+                contents.append({"role": role, "parts": parts})
+        return contents
+
+    def build_payload(self, model: ModelSpec, request: AiRequest) -> dict[str, Any]:
+        options = request.options
+        payload: dict[str, Any] = {"contents": self.map_contents(model, request.messages)}
+        system = "\n\n".join(
+            m.content for m in request.messages if m.role == Role.system and m.content
+        )
+        if system:
+            payload["systemInstruction"] = {"parts": [{"text": system}]}
+        if request.tools:
+            declarations = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parametersJsonSchema": tool.parameters,
+                }
+                for tool in request.tools
+            ]
+            payload["tools"] = [{"functionDeclarations": declarations}]
+        config: dict[str, Any] = {}
+        if options.temperature is not None:
+            config["temperature"] = options.temperature
+        if options.max_output_tokens is not None:
+            config["maxOutputTokens"] = options.max_output_tokens
+        if options.response_format == "json" or isinstance(options.response_format, dict):
+            config["responseMimeType"] = "application/json"
+            if isinstance(options.response_format, dict):
+                config["responseJsonSchema"] = options.response_format
+        if config:
+            payload["generationConfig"] = config
+        return payload
+
+    # -- reply ---------------------------------------------------------------------------
+    def _read_parts(self, chunk: dict[str, Any]) -> tuple[str, list[ToolCall], str | None]:
+        if chunk.get("error"):
+            error = chunk["error"]
+            raise ProviderError(
+                f"{self.name}: error in reply: {error.get('message', error)}",
+                provider=self.name,
+                retryable=int(error.get("code") or 500) >= 500 or error.get("code") == 429,
+            )
+        candidates = chunk.get("candidates") or []
+        if not candidates:
+            blocked = (chunk.get("promptFeedback") or {}).get("blockReason")
+            return "", [], "SAFETY" if blocked else None
+        candidate = candidates[0]
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        for part in (candidate.get("content") or {}).get("parts") or []:
+            if "text" in part and not part.get("thought"):
+                text.append(part["text"])
+            elif "functionCall" in part:
+                function = part["functionCall"]
+                call_id = function.get("id") or f"call_{uuid.uuid4().hex[:16]}"
+                if part.get("thoughtSignature"):
+                    self._remember(call_id, part["thoughtSignature"])
+                calls.append(
+                    ToolCall(call_id, function.get("name", ""), function.get("args") or {})
+                )
+        return "".join(text), calls, candidate.get("finishReason")
+
+    def _remember(self, call_id: str, signature: str) -> None:
+        self._signatures[call_id] = signature
+        while len(self._signatures) > MAX_REMEMBERED_SIGNATURES:
+            self._signatures.popitem(last=False)
+
+    def _response(
+        self,
+        model: ModelSpec,
+        text: str,
+        calls: Sequence[ToolCall],
+        usage: Usage,
+        reason: str | None,
+        started: float,
+    ) -> AiResponse:
+        return AiResponse(
+            text=text,
+            tool_calls=tuple(calls),
+            usage=usage,
+            cost_chf=0.0,
+            model=model.id,
+            provider=self.name,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            finish_reason=map_finish_reason(reason, bool(calls)),
+        )
+
+    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        started = time.perf_counter()
+        body = await self.transport.post_json(
+            self._path(model, "generateContent"), self.build_payload(model, request)
+        )
+        text, calls, reason = self._read_parts(body if isinstance(body, dict) else {})
+        usage = parse_usage(body.get("usageMetadata"))
+        return self._response(model, text, calls, usage, reason, started)
+
+    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
+        started = time.perf_counter()
+        path = self._path(model, "streamGenerateContent")
+        payload = self.build_payload(model, request)
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        reason: str | None = None
+        events = self.transport.stream_sse(path, payload, params={"alt": "sse"})
+        async with aclosing(events) as stream_events:
+            async for event in stream_events:
+                chunk = self.transport.decode(event.data)
+                if not isinstance(chunk, dict):
+                    continue
+                piece, new_calls, chunk_reason = self._read_parts(chunk)
+                reason = chunk_reason or reason
+                if piece:
+                    text.append(piece)
+                    yield TextDelta(piece)
+                for call in new_calls:
+                    yield ToolCallDelta(len(calls), call.id, call.name, json.dumps(call.arguments))
+                    calls.append(call)
+                if chunk.get("usageMetadata"):
+                    usage = parse_usage(chunk["usageMetadata"])
+        if reason is None:
+            raise broken_stream(self.name, "ended without a finish reason")
+        yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
+
+    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        if not texts:
+            return [], 0
+        resource = f"models/{model.name.removeprefix('models/')}"
+        requests = [{"model": resource, "content": {"parts": [{"text": text}]}} for text in texts]
+        body = await self.transport.post_json(
+            self._path(model, "batchEmbedContents"), {"requests": requests}
+        )
+        vectors = [
+            [float(v) for v in item.get("values", [])] for item in body.get("embeddings", [])
+        ]
+        if len(vectors) != len(texts):
+            raise ProviderError(
+                f"{self.name}: {len(vectors)} embeddings for {len(texts)} texts",
+                provider=self.name,
+                retryable=True,
+            )
+        # The embeddings API reports no token counts; bill an estimate.
+        return vectors, sum(estimate_tokens(text) for text in texts)

@@ -1,0 +1,100 @@
+"""The HTTP side every wire adapter shares: POST JSON, stream SSE, map failures.
+
+Adapters never retry (the gateway does, across models); the httpx client here makes exactly
+one attempt. A client can be injected (shared pool, tests); otherwise one is created lazily
+on first use, in the event loop that uses it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_errors import error_from_status, error_from_transport
+from agentur.ai.providers.sse import SseEvent, iter_sse
+
+
+class HttpTransport:
+    def __init__(
+        self,
+        provider: str,
+        base_url: str,
+        headers: Mapping[str, str],
+        *,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 60.0,
+        secrets: tuple[str | None, ...] = (),
+    ) -> None:
+        self.provider = provider
+        self.base_url = base_url.rstrip("/")
+        self.headers = dict(headers)
+        # One number bounds connect, each read (so also the gap between stream events) and
+        # each write; a stalled stream fails instead of hanging.
+        self.timeout = httpx.Timeout(timeout_seconds)
+        self.secrets = tuple(secret for secret in secrets if secret)
+        self._client = client
+        self._owns_client = client is None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._owns_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _error(self, response: httpx.Response, body: bytes) -> ProviderError:
+        return error_from_status(
+            self.provider, response.status_code, response.headers, body, secrets=self.secrets
+        )
+
+    def decode(self, body: bytes | str) -> Any:
+        try:
+            return json.loads(body)
+        except ValueError as error:
+            raise ProviderError(
+                f"{self.provider}: the reply is not JSON", provider=self.provider, retryable=True
+            ) from error
+
+    async def post_json(
+        self, path: str, payload: Any, *, params: Mapping[str, str] | None = None
+    ) -> Any:
+        try:
+            response = await self.client.post(
+                self.base_url + path,
+                json=payload,
+                headers=self.headers,
+                params=params,
+                timeout=self.timeout,
+            )
+        except httpx.HTTPError as error:
+            raise error_from_transport(self.provider, error) from error
+        if response.status_code >= 400:
+            raise self._error(response, response.content)
+        return self.decode(response.content)
+
+    async def stream_sse(
+        self, path: str, payload: Any, *, params: Mapping[str, str] | None = None
+    ) -> AsyncIterator[SseEvent]:
+        try:
+            async with self.client.stream(
+                "POST",
+                self.base_url + path,
+                json=payload,
+                headers=self.headers,
+                params=params,
+                timeout=self.timeout,
+            ) as response:
+                if response.status_code >= 400:
+                    raise self._error(response, await response.aread())
+                async for event in iter_sse(response.aiter_lines()):
+                    yield event
+        except httpx.HTTPError as error:
+            raise error_from_transport(self.provider, error) from error

@@ -1,0 +1,48 @@
+"""Mistral (api.mistral.ai): the OpenAI chat format with three quirks.
+
+- Tool-call ids must be exactly 9 letters/digits; ids minted elsewhere (after a fallback from
+  another provider mid-conversation) are mapped to such ids, deterministically, so a call and
+  its result still match.
+- Tool results carry the tool's `name`.
+- No `stream_options`: Mistral rejects unknown fields and sends usage in the last chunk anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from typing import Any, ClassVar
+
+from agentur.ai.messages import Message, Role
+from agentur.ai.providers.openai_chat import OpenAIChatProvider
+
+MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
+_VALID_ID = re.compile(r"^[A-Za-z0-9]{9}$")
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def mistral_tool_call_id(call_id: str) -> str:
+    if _VALID_ID.match(call_id):
+        return call_id
+    number = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    digits = []
+    for _ in range(9):
+        number, remainder = divmod(number, len(_ALPHABET))
+        digits.append(_ALPHABET[remainder])
+    return "".join(digits)
+
+
+class MistralProvider(OpenAIChatProvider):
+    name = "mistral"
+    default_base_url: ClassVar[str | None] = MISTRAL_BASE_URL
+    send_stream_options: ClassVar[bool] = False
+
+    def map_tool_call_id(self, call_id: str) -> str:
+        return mistral_tool_call_id(call_id)
+
+    def map_message(self, message: Message) -> dict[str, Any]:
+        mapped = super().map_message(message)
+        if message.role == Role.tool and message.tool_name:
+            mapped["name"] = message.tool_name
+        return mapped

@@ -1,0 +1,330 @@
+"""The OpenAI chat-completions wire format (`POST {base}/chat/completions`, `/embeddings`).
+
+Spoken by OpenAI itself and by many others (Ollama, vLLM, llama.cpp server, Mistral,
+Perplexity); the thin vendor modules subclass `OpenAIChatProvider` and override the hooks for
+their quirks (credentials, base URL, tool-call ids, citations …).
+
+Decisions: tool schemas go without `strict` (strict mode needs schemas with every property
+required and `additionalProperties: false`, which our tools don't promise, and local servers
+reject it); reasoning models (o1/o3/o4…, gpt-5*) get `max_completion_tokens` and never a
+temperature. Usage: `input_tokens` counts the whole prompt including cached tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any, ClassVar
+
+import httpx
+
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    Message,
+    Role,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
+from agentur.ai.model_spec import ModelSpec
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
+
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
+_FINISH_REASONS = {
+    "stop": "stop",
+    "length": "length",
+    "model_length": "length",  # Mistral
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+
+def is_reasoning_model(name: str) -> bool:
+    """o-series and GPT-5.x, also behind a router prefix (`openai/o3-mini`)."""
+    return bool(_REASONING_MODEL.match(name.rsplit("/", 1)[-1].lower()))
+
+
+def map_finish_reason(reason: str | None, has_tool_calls: bool) -> str:
+    mapped = _FINISH_REASONS.get(reason or "", "stop")
+    # Some local servers say "stop" even when they return tool calls.
+    return "tool_calls" if has_tool_calls and mapped == "stop" else mapped
+
+
+def parse_usage(usage: dict[str, Any] | None) -> Usage:
+    if not usage:
+        return Usage()
+    details = usage.get("prompt_tokens_details") or {}
+    return Usage(
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0),
+    )
+
+
+def content_text(content: Any) -> str:
+    """`content` is a string, null, or (Mistral reasoning models) a list of typed chunks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def parse_tool_call(position: int, raw: dict[str, Any]) -> ToolCall:
+    function = raw.get("function") or {}
+    return ToolCall(
+        raw.get("id") or f"call_{position}",
+        function.get("name", ""),
+        parse_tool_arguments(function.get("arguments")),
+    )
+
+
+def response_format(option: str | dict[str, Any]) -> dict[str, Any] | None:
+    if option == "json":
+        return {"type": "json_object"}
+    if isinstance(option, dict):
+        return {"type": "json_schema", "json_schema": {"name": "response", "schema": option}}
+    return None
+
+
+class OpenAIChatProvider:
+    name: str = "openai_chat"
+    default_base_url: ClassVar[str | None] = None
+    # Vendor quirks; the vendor subclasses override these.
+    send_stream_options: ClassVar[bool] = True  # ask for usage in streams
+    supports_tools: ClassVar[bool] = True
+    supports_embeddings: ClassVar[bool] = True
+    embedding_batch_size: int = 256  # OpenAI allows 2048 inputs; smaller keeps bodies small
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[ModelSpec],
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 60.0,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or type(self).name
+        base = base_url or self.default_base_url
+        if not base:
+            raise ValueError(f"{self.name}: a base URL is required")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.transport = HttpTransport(
+            self.name,
+            base,
+            headers,
+            client=client,
+            timeout_seconds=timeout_seconds,
+            secrets=(api_key,),
+        )
+        self.model_specs = list(models)
+
+    def models(self) -> list[ModelSpec]:
+        return list(self.model_specs)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    # -- hooks for vendor quirks ---------------------------------------------------------
+    def map_tool_call_id(self, call_id: str) -> str:
+        return call_id
+
+    def map_message(self, message: Message) -> dict[str, Any]:
+        if message.role == Role.tool:
+            return {
+                "role": "tool",
+                "tool_call_id": self.map_tool_call_id(message.tool_call_id or ""),
+                "content": message.content,
+            }
+        if message.role == Role.assistant and message.tool_calls:
+            return {
+                "role": "assistant",
+                "content": message.content or None,
+                "tool_calls": [
+                    {
+                        "id": self.map_tool_call_id(call.id),
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                    }
+                    for call in message.tool_calls
+                ],
+            }
+        return {"role": message.role.value, "content": message.content}
+
+    def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        return [self.map_message(message) for message in messages]
+
+    def embedding_options(self, model: ModelSpec) -> dict[str, Any]:
+        return {}
+
+    def extra_text(self, body: dict[str, Any]) -> str:
+        """Text appended to the answer from top-level reply fields (Perplexity citations)."""
+        return ""
+
+    # -- requests ------------------------------------------------------------------------
+    def build_payload(self, model: ModelSpec, request: AiRequest, *, stream: bool) -> dict:
+        options = request.options
+        payload: dict[str, Any] = {
+            "model": model.name,
+            "messages": self.map_messages(request.messages),
+        }
+        if request.tools:
+            if not self.supports_tools:
+                raise ProviderError(
+                    f"{self.name}: {model.name} does not support tools", provider=self.name
+                )
+            payload["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    },
+                }
+                for tool in request.tools
+            ]
+        reasoning = is_reasoning_model(model.name)
+        if options.max_output_tokens is not None:
+            key = "max_completion_tokens" if reasoning else "max_tokens"
+            payload[key] = options.max_output_tokens
+        if options.temperature is not None and not reasoning:
+            payload["temperature"] = options.temperature
+        if (format_ := response_format(options.response_format)) is not None:
+            payload["response_format"] = format_
+        if stream:
+            payload["stream"] = True
+            if self.send_stream_options:
+                payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _response(
+        self,
+        model: ModelSpec,
+        text: str,
+        calls: tuple[ToolCall, ...],
+        usage: Usage,
+        reason: str | None,
+        started: float,
+    ) -> AiResponse:
+        return AiResponse(
+            text=text,
+            tool_calls=calls,
+            usage=usage,
+            cost_chf=0.0,
+            model=model.id,
+            provider=self.name,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            finish_reason=map_finish_reason(reason, bool(calls)),
+        )
+
+    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        started = time.perf_counter()
+        payload = self.build_payload(model, request, stream=False)
+        body = await self.transport.post_json("/chat/completions", payload)
+        choices = body.get("choices") if isinstance(body, dict) else None
+        if not choices:
+            raise ProviderError(
+                f"{self.name}: reply without choices", provider=self.name, retryable=True
+            )
+        choice = choices[0]
+        message = choice.get("message") or {}
+        calls = tuple(
+            parse_tool_call(position, raw)
+            for position, raw in enumerate(message.get("tool_calls") or [])
+        )
+        text = content_text(message.get("content")) + self.extra_text(body)
+        usage = parse_usage(body.get("usage"))
+        return self._response(model, text, calls, usage, choice.get("finish_reason"), started)
+
+    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
+        started = time.perf_counter()
+        payload = self.build_payload(model, request, stream=True)
+        assembler = ToolCallAssembler()
+        text: list[str] = []
+        usage = Usage()
+        reason: str | None = None
+        done = False
+        top_level: dict[str, Any] = {}
+        async with aclosing(self.transport.stream_sse("/chat/completions", payload)) as events:
+            async for event in events:
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                chunk = self.transport.decode(event.data)
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("error"):
+                    raise self._stream_error(chunk["error"])
+                if chunk.get("usage"):
+                    usage = parse_usage(chunk["usage"])
+                top_level.update({k: v for k, v in chunk.items() if k not in ("choices", "usage")})
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    piece = content_text(delta.get("content"))
+                    if piece:
+                        text.append(piece)
+                        yield TextDelta(piece)
+                    for position, raw in enumerate(delta.get("tool_calls") or []):
+                        function = raw.get("function") or {}
+                        index = raw.get("index", position)
+                        fragment = function.get("arguments") or ""
+                        if isinstance(fragment, dict):  # some local servers send objects
+                            fragment = json.dumps(fragment)
+                        assembler.add(index, raw.get("id"), function.get("name"), fragment)
+                        yield ToolCallDelta(index, raw.get("id"), function.get("name"), fragment)
+                    reason = choice.get("finish_reason") or reason
+        if not done and reason is None:
+            raise broken_stream(self.name, "ended before the model finished")
+        extra = self.extra_text(top_level)
+        if extra:
+            text.append(extra)
+            yield TextDelta(extra)
+        calls = assembler.calls()
+        yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
+
+    def _stream_error(self, error: Any) -> ProviderError:
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        kind = str(error.get("type") or error.get("code") or "") if isinstance(error, dict) else ""
+        retryable = any(word in kind for word in ("server", "overloaded", "rate_limit", "timeout"))
+        return ProviderError(
+            f"{self.name}: error in stream: {message}", provider=self.name, retryable=retryable
+        )
+
+    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        if not self.supports_embeddings:
+            raise ProviderError(f"{self.name}: embeddings are not supported", provider=self.name)
+        vectors: list[list[float]] = []
+        tokens = 0
+        for start in range(0, len(texts), self.embedding_batch_size):
+            batch = texts[start : start + self.embedding_batch_size]
+            payload = {"model": model.name, "input": batch, **self.embedding_options(model)}
+            body = await self.transport.post_json("/embeddings", payload)
+            data = sorted(body.get("data") or [], key=lambda item: item.get("index", 0))
+            if len(data) != len(batch):
+                raise ProviderError(
+                    f"{self.name}: {len(data)} embeddings for {len(batch)} texts",
+                    provider=self.name,
+                    retryable=True,
+                )
+            vectors += [[float(value) for value in item["embedding"]] for item in data]
+            tokens += int((body.get("usage") or {}).get("prompt_tokens") or 0)
+        return vectors, tokens

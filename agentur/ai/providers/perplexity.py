@@ -1,0 +1,53 @@
+"""Perplexity (api.perplexity.ai): search-backed chat in the OpenAI format.
+
+Quirks: no tools and no embeddings; roles must alternate after the system prompt (consecutive
+messages of one role are merged); the sources come as top-level `search_results` /
+`citations` and are appended to the answer as a numbered list, so callers keep them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from agentur.ai.messages import Message
+from agentur.ai.providers.openai_chat import OpenAIChatProvider
+
+PERPLEXITY_BASE_URL = "https://api.perplexity.ai"
+
+
+def format_sources(body: dict[str, Any]) -> str:
+    results = body.get("search_results")
+    if isinstance(results, list) and results:
+        lines = [
+            f"[{number}] {item.get('title') or item.get('url')} — {item.get('url')}"
+            for number, item in enumerate(results, start=1)
+            if isinstance(item, dict)
+        ]
+    else:
+        citations = body.get("citations")
+        if not isinstance(citations, list) or not citations:
+            return ""
+        lines = [f"[{number}] {url}" for number, url in enumerate(citations, start=1)]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+class PerplexityProvider(OpenAIChatProvider):
+    name = "perplexity"
+    default_base_url: ClassVar[str | None] = PERPLEXITY_BASE_URL
+    send_stream_options: ClassVar[bool] = False
+    supports_tools: ClassVar[bool] = False
+    supports_embeddings: ClassVar[bool] = False
+
+    def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        merged: list[dict[str, Any]] = []
+        for message in messages:
+            mapped = self.map_message(message)
+            if merged and merged[-1]["role"] == mapped["role"]:
+                merged[-1]["content"] = f"{merged[-1]['content']}\n\n{mapped['content']}"
+            else:
+                merged.append(mapped)
+        return merged
+
+    def extra_text(self, body: dict[str, Any]) -> str:
+        return format_sources(body)

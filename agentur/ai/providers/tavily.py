@@ -1,0 +1,119 @@
+"""Tavily web search (`POST {base}/search`, Bearer key) as the `web_search` operation.
+
+The query is the last user message (Tavily caps queries at 400 characters); the answer is
+Tavily's short answer, if any, followed by the numbered results (title, URL, extract), so a
+caller or agent can cite them. A model name containing "advanced" selects the deeper (and
+dearer) search. Tavily bills per search, not per token: usage is an estimate of the text in
+and out, so a per-token price in the registry approximates the cost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    Role,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from agentur.ai.model_spec import ModelSpec
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.scripted import estimate_tokens
+
+TAVILY_BASE_URL = "https://api.tavily.com"
+MAX_QUERY_CHARS = 400
+
+
+def format_results(body: dict[str, Any]) -> str:
+    lines: list[str] = []
+    if body.get("answer"):
+        lines += [str(body["answer"]).strip(), ""]
+    for number, result in enumerate(body.get("results") or [], start=1):
+        lines.append(f"[{number}] {result.get('title') or result.get('url')}")
+        lines.append(str(result.get("url", "")))
+        if result.get("content"):
+            lines.append(str(result["content"]).strip())
+        lines.append("")
+    return "\n".join(lines).strip() or "No results."
+
+
+class TavilyProvider:
+    name: str = "tavily"
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[ModelSpec],
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 30.0,
+        max_results: int = 5,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or type(self).name
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.transport = HttpTransport(
+            self.name,
+            base_url or TAVILY_BASE_URL,
+            headers,
+            client=client,
+            timeout_seconds=timeout_seconds,
+            secrets=(api_key,),
+        )
+        self.model_specs = list(models)
+        self.max_results = max_results
+
+    def models(self) -> list[ModelSpec]:
+        return list(self.model_specs)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    def build_payload(self, model: ModelSpec, request: AiRequest) -> dict[str, Any]:
+        query = next(
+            (m.content for m in reversed(request.messages) if m.role == Role.user and m.content),
+            "",
+        ).strip()
+        if not query:
+            raise ProviderError(f"{self.name}: no user message to search for", provider=self.name)
+        return {
+            "query": query[:MAX_QUERY_CHARS],
+            "max_results": self.max_results,
+            "search_depth": "advanced" if "advanced" in model.name else "basic",
+            "include_answer": True,
+        }
+
+    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        started = time.perf_counter()
+        payload = self.build_payload(model, request)
+        body = await self.transport.post_json("/search", payload)
+        text = format_results(body if isinstance(body, dict) else {})
+        return AiResponse(
+            text=text,
+            tool_calls=(),
+            usage=Usage(estimate_tokens(payload["query"]), estimate_tokens(text)),
+            cost_chf=0.0,
+            model=model.id,
+            provider=self.name,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            finish_reason="stop",
+        )
+
+    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
+        # Search results arrive whole; one delta keeps the stream contract.
+        response = await self.complete(model, request)
+        yield TextDelta(response.text)
+        yield StreamDone(response)
+
+    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        raise ProviderError(f"{self.name}: no embeddings API", provider=self.name)
