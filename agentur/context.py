@@ -70,6 +70,9 @@ def request_context(context: RequestContext) -> Iterator[RequestContext]:
         _current.reset(token)
 
 
+_NOT_ZONES = frozenset({"localtime", "posixrules"})
+
+
 def resolve_timezone(header_value: str | None) -> str:
     """A valid IANA zone name, or UTC. Never an error, never the server's local zone."""
     if not header_value:
@@ -77,6 +80,9 @@ def resolve_timezone(header_value: str | None) -> str:
     name = header_value.strip()
     # ZoneInfo also accepts file paths relative to the tz database; allow names only.
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*", name):
+        return "UTC"
+    # Files in the tz database that are not IANA zones; `localtime` is the server's own zone.
+    if name in _NOT_ZONES:
         return "UTC"
     try:
         ZoneInfo(name)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import Role
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
 from agentur.storage.models import FeatureInstance, Mandate, Membership, User
+from agentur.storage.unique_change import unique_change
 
 
 async def create_user(
@@ -17,9 +17,12 @@ async def create_user(
     email = email.strip().lower()
     if "@" not in email or len(email) > 320:
         raise InvalidInputError(f"not a valid e-mail address: {email!r}")
+    conflict = f"a user with e-mail {email} exists already"
+    if await _exists(session, select(User.id).where(User.email == email)):
+        raise ConflictError(conflict)
     user = User(email=email, display_name=display_name, is_platform_admin=is_platform_admin)
-    session.add(user)
-    await _flush_unique(session, f"a user with e-mail {email} exists already")
+    async with unique_change(session, conflict):
+        session.add(user)
     return user
 
 
@@ -27,18 +30,27 @@ async def create_mandate(session: AsyncSession, name: str) -> Mandate:
     name = name.strip()
     if not name:
         raise InvalidInputError("a mandate needs a name")
+    conflict = f"a mandate named {name!r} exists already"
+    if await _exists(session, select(Mandate.id).where(Mandate.name == name)):
+        raise ConflictError(conflict)
     mandate = Mandate(name=name)
-    session.add(mandate)
-    await _flush_unique(session, f"a mandate named {name!r} exists already")
+    async with unique_change(session, conflict):
+        session.add(mandate)
     return mandate
 
 
 async def add_membership(
     session: AsyncSession, *, user_id: str, mandate_id: str, role: Role
 ) -> Membership:
+    conflict = "the user is a member of that mandate already"
+    existing = select(Membership.id).where(
+        Membership.user_id == user_id, Membership.mandate_id == mandate_id
+    )
+    if await _exists(session, existing):
+        raise ConflictError(conflict)
     membership = Membership(user_id=user_id, mandate_id=mandate_id, role=Role(role).value)
-    session.add(membership)
-    await _flush_unique(session, "the user is a member of that mandate already")
+    async with unique_change(session, conflict):
+        session.add(membership)
     return membership
 
 
@@ -78,9 +90,7 @@ async def feature_instance_in_mandate(
     return instance
 
 
-async def _flush_unique(session: AsyncSession, conflict_message: str) -> None:
-    try:
-        async with session.begin_nested():
-            await session.flush()
-    except IntegrityError as error:
-        raise ConflictError(conflict_message) from error
+async def _exists(session: AsyncSession, query: Select[tuple[str]]) -> bool:
+    """Checked before adding, so the usual conflict leaves the session usable (see
+    `unique_change` for the race this cannot see)."""
+    return (await session.execute(query.limit(1))).first() is not None

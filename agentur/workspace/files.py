@@ -12,19 +12,22 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
 from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag
+from agentur.storage.unique_change import unique_change
 from agentur.workspace.folders import FolderService
 from agentur.workspace.names import free_name, validate_name
 from agentur.workspace.scopes import Scope, can_change, check_scope_allowed, visible_files
 from agentur.workspace.text_window import TextWindow, decode_text, window
 
 MAX_TAGS = 50
+# How often an upload re-decides its name when concurrent uploads keep taking it. N parallel
+# uploads of one name need up to N tries (all pick the same next free name; one wins per round).
+NAME_RACE_ATTEMPTS = 20
 MAX_TAG_LENGTH = 100
 
 
@@ -160,24 +163,40 @@ class FileService:
         folder = await self.folders.resolve_parent(folder_id)
         folder_key = folder.id if folder else ROOT_FOLDER_KEY
         existing = await self._own_file_named(folder_key, name)
-        if existing is not None and on_conflict is OnConflict.fail:
-            raise ConflictError(f"a file named {name!r} exists already in this folder")
-        if existing is not None and not can_change(self.context, existing):
-            raise ForbiddenError(f"you may not replace {name!r}")
+        self._check_replaceable(existing, name, on_conflict)
         # Everything is validated before the bytes are read, so a bad request stores nothing.
         blob = await self.blobs.put_stream(chunks, self.limits.max_upload_bytes)
         mime_type = _mime_type(name, mime_type)
         try:
-            if existing is not None and on_conflict is OnConflict.replace:
-                return await self._replace_upload(existing, blob, tags, neutralize, mime_type)
-            if existing is not None:
-                name = free_name(name, await self._names_in(folder_key))
-            return await self._create_upload(
-                name, blob, folder_key, tags, scope, neutralize, mime_type
-            )
+            for attempt in range(1, NAME_RACE_ATTEMPTS + 1):
+                try:
+                    if existing is not None and on_conflict is OnConflict.replace:
+                        return await self._replace_upload(
+                            existing, blob, tags, neutralize, mime_type
+                        )
+                    stored_name = name
+                    if existing is not None:
+                        stored_name = free_name(name, await self._names_in(folder_key))
+                    return await self._create_upload(
+                        stored_name, blob, folder_key, tags, scope, neutralize, mime_type
+                    )
+                except ConflictError:
+                    # A concurrent upload took the name between our check and our insert:
+                    # decide again, as if it had been there from the start.
+                    if attempt == NAME_RACE_ATTEMPTS:
+                        raise
+                    existing = await self._own_file_named(folder_key, name)
+                    self._check_replaceable(existing, name, on_conflict)
+            raise AssertionError("unreachable")
         except Exception:
             await self._delete_unreferenced([blob.sha256])
             raise
+
+    def _check_replaceable(self, existing: File | None, name: str, on_conflict: OnConflict) -> None:
+        if existing is not None and on_conflict is OnConflict.fail:
+            raise ConflictError(f"a file named {name!r} exists already in this folder")
+        if existing is not None and not can_change(self.context, existing):
+            raise ForbiddenError(f"you may not replace {name!r}")
 
     async def _replace_upload(
         self, existing: File, blob: StoredBlob, tags: list[str], neutralize: bool, mime_type: str
@@ -214,8 +233,8 @@ class FileService:
             mime_type=mime_type,
             sha256=blob.sha256,
         )
-        self.session.add(file)
-        await self._flush(f"a file named {name!r} exists already in this folder")
+        async with unique_change(self.session, f"a file named {name!r} exists already here"):
+            self.session.add(file)
         await self._replace_tags(file.id, tags)
         return file
 
@@ -241,16 +260,24 @@ class FileService:
 
     async def rename(self, file_id: str, new_name: str) -> File:
         file = await self._changeable(file_id)
-        file.name = validate_name(new_name, self.limits.max_name_length)
-        await self._flush(f"a file named {file.name!r} exists already in this folder")
+        name = validate_name(new_name, self.limits.max_name_length)
+        conflict = f"a file named {name!r} exists already here"
+        if await self._name_taken(file, file.folder_key, name):
+            raise ConflictError(conflict)
+        async with unique_change(self.session, conflict, file):
+            file.name = name
         return file
 
     async def move(self, file_id: str, folder_id: str | None) -> File:
         file = await self._changeable(file_id, owner_only=True)
         folder = await self.folders.resolve_parent(folder_id)
-        file.folder_id = folder.id if folder else None
-        file.folder_key = folder.id if folder else ROOT_FOLDER_KEY
-        await self._flush(f"a file named {file.name!r} exists already in the target folder")
+        folder_key = folder.id if folder else ROOT_FOLDER_KEY
+        conflict = f"a file named {file.name!r} exists already in the target folder"
+        if await self._name_taken(file, folder_key, file.name):
+            raise ConflictError(conflict)
+        async with unique_change(self.session, conflict, file):
+            file.folder_id = folder.id if folder else None
+            file.folder_key = folder_key
         return file
 
     async def set_tags(self, file_id: str, tags: Sequence[str]) -> list[str]:
@@ -290,8 +317,9 @@ class FileService:
             mime_type=source.mime_type,
             sha256=source.sha256,
         )
-        self.session.add(copy)
-        await self._flush(f"a file named {target_name!r} exists already in this folder")
+        conflict = f"a file named {target_name!r} exists already here"
+        async with unique_change(self.session, conflict):
+            self.session.add(copy)
         await self._replace_tags(copy.id, await self._tag_list(source.id))
         return copy
 
@@ -336,16 +364,24 @@ class FileService:
             raise ForbiddenError("your role in this mandate is read-only")
 
     async def _own_file_named(self, folder_key: str, name: str) -> File | None:
-        return (
-            await self.session.execute(
-                select(File).where(
-                    File.mandate_id == self.context.mandate_id,
-                    File.owner_id == self.context.user_id,
-                    File.folder_key == folder_key,
-                    File.name == name,
-                )
-            )
-        ).scalar_one_or_none()
+        context = self.context
+        return await self._file_named(context.mandate_id, context.user_id, folder_key, name)
+
+    async def _name_taken(self, file: File, folder_key: str, name: str) -> bool:
+        """Whether another file of `file`'s owner has `name` in that folder."""
+        other = await self._file_named(file.mandate_id, file.owner_id, folder_key, name)
+        return other is not None and other.id != file.id
+
+    async def _file_named(
+        self, mandate_id: str, owner_id: str, folder_key: str, name: str
+    ) -> File | None:
+        query = select(File).where(
+            File.mandate_id == mandate_id,
+            File.owner_id == owner_id,
+            File.folder_key == folder_key,
+            File.name == name,
+        )
+        return (await self.session.execute(query)).scalar_one_or_none()
 
     async def _names_in(self, folder_key: str) -> set[str]:
         rows = await self.session.execute(
@@ -364,13 +400,6 @@ class FileService:
         await self.session.execute(delete(FileTag).where(FileTag.file_id == file_id))
         self.session.add_all(FileTag(file_id=file_id, tag=tag) for tag in set(tags))
         await self.session.flush()
-
-    async def _flush(self, conflict_message: str) -> None:
-        try:
-            async with self.session.begin_nested():
-                await self.session.flush()
-        except IntegrityError as error:
-            raise ConflictError(conflict_message) from error
 
 
 def _validate_tags(tags: Iterable[str]) -> list[str]:

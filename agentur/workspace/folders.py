@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.models import ROOT_FOLDER_KEY, File, Folder
+from agentur.storage.unique_change import unique_change
 from agentur.workspace.names import validate_name
 
 
@@ -54,15 +54,22 @@ class FolderService:
             parent_key=parent.id if parent else ROOT_FOLDER_KEY,
             name=name,
         )
-        self.session.add(folder)
-        await self._flush(f"a folder named {name!r} exists already there")
+        conflict = f"a folder named {name!r} exists already there"
+        if await self._name_taken(folder.parent_key, name):
+            raise ConflictError(conflict)
+        async with unique_change(self.session, conflict):
+            self.session.add(folder)
         return folder
 
     async def rename(self, folder_id: str, name: str) -> Folder:
         self._require_write()
         folder = await self.get(folder_id)
-        folder.name = validate_name(name, self.max_name_length, "folder")
-        await self._flush(f"a folder named {folder.name!r} exists already there")
+        name = validate_name(name, self.max_name_length, "folder")
+        conflict = f"a folder named {name!r} exists already there"
+        if await self._name_taken(folder.parent_key, name, folder.id):
+            raise ConflictError(conflict)
+        async with unique_change(self.session, conflict, folder):
+            folder.name = name
         return folder
 
     async def move(self, folder_id: str, parent_id: str | None) -> Folder:
@@ -71,9 +78,13 @@ class FolderService:
         parent = await self.resolve_parent(parent_id)
         if parent is not None and folder.id in await self._ancestor_ids(parent):
             raise InvalidInputError("a folder cannot be moved into itself or its subfolders")
-        folder.parent_id = parent.id if parent else None
-        folder.parent_key = parent.id if parent else ROOT_FOLDER_KEY
-        await self._flush(f"a folder named {folder.name!r} exists already in the target")
+        parent_key = parent.id if parent else ROOT_FOLDER_KEY
+        conflict = f"a folder named {folder.name!r} exists already in the target"
+        if await self._name_taken(parent_key, folder.name, folder.id):
+            raise ConflictError(conflict)
+        async with unique_change(self.session, conflict, folder):
+            folder.parent_id = parent.id if parent else None
+            folder.parent_key = parent_key
         return folder
 
     async def delete(self, folder_id: str, *, recursive: bool = False) -> list[str]:
@@ -123,13 +134,13 @@ class FolderService:
             seen.add(current.id)
         return seen
 
+    async def _name_taken(self, parent_key: str, name: str, except_id: str | None = None) -> bool:
+        query = self._own().with_only_columns(Folder.id)
+        query = query.where(Folder.parent_key == parent_key, Folder.name == name)
+        if except_id is not None:
+            query = query.where(Folder.id != except_id)
+        return await self.session.scalar(query) is not None
+
     def _require_write(self) -> None:
         if not self.context.can_write:
             raise ForbiddenError("your role in this mandate is read-only")
-
-    async def _flush(self, conflict_message: str) -> None:
-        try:
-            async with self.session.begin_nested():
-                await self.session.flush()
-        except IntegrityError as error:
-            raise ConflictError(conflict_message) from error

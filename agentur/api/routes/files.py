@@ -2,27 +2,69 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
 from fastapi.responses import Response, StreamingResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+from starlette.types import Message
 
-from agentur.api.dependencies import FileServiceDep, RuntimeDep
+from agentur.api.dependencies import FileServiceDep
 from agentur.errors import InvalidInputError, TooLargeError
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.scopes import Scope
 
-router = APIRouter(prefix="/files", tags=["files"])
-
 # Multipart framing around the file part; a Content-Length beyond limit + this is refused early.
 MULTIPART_OVERHEAD = 64 * 1024
 UPLOAD_CHUNK = 1024 * 1024
+
+
+class UploadLimitRoute(APIRoute):
+    """Refuses a request body beyond the upload limit (+ framing) with 413 while it arrives.
+
+    FastAPI reads a whole multipart form, spooling the file to a temporary file, before the
+    endpoint runs; a check in the endpoint would come after a huge body had been taken in.
+    The exact limit on the file's bytes is still enforced by the blob store."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def limited(request: Request) -> Response:
+            max_bytes = request.app.state.runtime.settings.max_upload_bytes
+            allowed = max_bytes + MULTIPART_OVERHEAD
+            too_large = TooLargeError(f"upload exceeds the limit of {max_bytes} bytes")
+            declared = request.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > allowed:
+                raise too_large
+            received = 0
+
+            async def receive() -> Message:
+                nonlocal received
+                message = await request.receive()
+                received += len(message.get("body", b""))
+                if received > allowed:
+                    raise too_large
+                return message
+
+            try:
+                return await handler(Request(request.scope, receive))
+            except HTTPException as error:
+                # FastAPI reports any failure while reading a body as 400; keep our 413.
+                if error.__cause__ is too_large:
+                    raise too_large from None
+                raise
+
+        return limited
+
+
+router = APIRouter(prefix="/files", tags=["files"], route_class=UploadLimitRoute)
 
 
 class FileOut(BaseModel):
@@ -99,8 +141,6 @@ def _split_tags(values: list[str]) -> list[str]:
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def upload_file(
-    request: Request,
-    runtime: RuntimeDep,
     service: FileServiceDep,
     file: Annotated[UploadFile, File(description="The file's bytes.")],
     folder_id: Annotated[str | None, Form()] = None,
@@ -110,10 +150,6 @@ async def upload_file(
     on_conflict: Annotated[OnConflict, Form()] = OnConflict.rename,
     name: Annotated[str | None, Form(description="Stored name; default the upload's name.")] = None,
 ) -> FileOut:
-    limit = runtime.settings.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit + MULTIPART_OVERHEAD:
-        raise TooLargeError(f"upload exceeds the limit of {limit} bytes")
     file_name = name or file.filename
     if not file_name:
         raise InvalidInputError("the upload has no file name; send one or set 'name'")
