@@ -1,0 +1,52 @@
+"""Cost of a call from the model's prices (USD per million tokens) and the CHF rate."""
+
+from __future__ import annotations
+
+import math
+
+from agentur.ai.messages import AiRequest, Usage
+from agentur.ai.model_spec import ModelSpec
+
+MILLION = 1_000_000
+# Per-message framing tokens providers add (role markers etc.); errs on the high side.
+MESSAGE_OVERHEAD_TOKENS = 4
+
+
+def cost_usd(spec: ModelSpec, usage: Usage) -> float:
+    """0.0 for unpriced models; the gateway refuses those before the call unless allowed."""
+    if not spec.is_priced:
+        return 0.0
+    cached = min(usage.cached_tokens, usage.input_tokens)
+    cached_price = spec.cached_input_price_usd_per_mtok
+    if cached_price is None:
+        cached_price = spec.input_price_usd_per_mtok
+    return (
+        (usage.input_tokens - cached) * (spec.input_price_usd_per_mtok or 0.0)
+        + cached * (cached_price or 0.0)
+        + usage.output_tokens * (spec.output_price_usd_per_mtok or 0.0)
+    ) / MILLION
+
+
+def estimate_tokens(text: str) -> int:
+    # ~4 characters per token for European languages; rounding up keeps the preflight safe.
+    return math.ceil(len(text) / 4)
+
+
+def estimate_prompt_tokens(request: AiRequest) -> int:
+    total = 0
+    for message in request.messages:
+        total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
+        for call in message.tool_calls:
+            total += estimate_tokens(call.name) + estimate_tokens(str(call.arguments))
+    for tool in request.tools:
+        total += estimate_tokens(tool.name + tool.description + str(tool.parameters))
+    return total
+
+
+def max_output_tokens(spec: ModelSpec, request: AiRequest) -> int:
+    wanted = request.options.max_output_tokens
+    return min(wanted, spec.max_output_tokens) if wanted else spec.max_output_tokens
+
+
+def worst_case_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> float:
+    return cost_usd(spec, Usage(input_tokens=prompt_tokens, output_tokens=output_tokens))

@@ -1,0 +1,46 @@
+"""Errors the gateway raises to its callers. Details name models, entity types and amounts —
+never prompt content or the values neutralization protects."""
+
+from __future__ import annotations
+
+from agentur.errors import AgenturError, ForbiddenError
+
+
+class NoModelError(AgenturError):
+    """No configured (and allowed) model fits the request."""
+
+    status_code = 503
+    title = "No model available"
+
+
+class ModelNotAllowedError(ForbiddenError):
+    """The mandate's restrictions exclude the requested model or an unpriced one."""
+
+
+class NeutralizationBlockedError(AgenturError):
+    """Policy `block` found personal data; the detail names the entity types only."""
+
+    status_code = 422
+    title = "Blocked by neutralization policy"
+
+    def __init__(self, entity_types: list[str]) -> None:
+        self.entity_types = sorted(set(entity_types))
+        super().__init__(
+            "the request contains personal data of type "
+            + ", ".join(self.entity_types)
+            + " and the mandate's neutralization policy is 'block'"
+        )
+
+
+class BudgetExceededError(AgenturError):
+    """The preflight found the mandate's balance or monthly limit too small for the call."""
+
+    status_code = 402
+    title = "AI budget exceeded"
+
+
+class ProviderUnavailableError(AgenturError):
+    """Every attempt (retries and fallbacks) failed."""
+
+    status_code = 502
+    title = "Model provider failed"

@@ -1,0 +1,156 @@
+"""Known models per provider: capabilities, context window, max output, and a quality/speed
+rank for the selector. Prices come from the `genai-prices` table (offline snapshot shipped in
+the package) unless overridden by `AGENTUR_MODEL_PRICES`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.settings import PriceOverride
+
+T, V, S, R, E, SO, W = (
+    Capability.tools,
+    Capability.vision,
+    Capability.streaming,
+    Capability.reasoning,
+    Capability.embeddings,
+    Capability.structured_output,
+    Capability.web_search,
+)
+CHAT = frozenset({T, S, SO})
+CHAT_VISION = CHAT | {V}
+REASONING = CHAT_VISION | {R}
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    name: str
+    capabilities: frozenset[Capability]
+    context_window: int
+    max_output_tokens: int
+    quality: int  # 1..10, higher is better (selector ranking "quality")
+    speed: int  # 1..10, higher is faster (selector ranking "speed")
+    embedding_dimensions: int | None = None
+
+
+def _chat(name: str, caps: frozenset[Capability], ctx: int, out: int, q: int, s: int):
+    return CatalogEntry(name, caps, ctx, out, q, s)
+
+
+def _embedding(name: str, dimensions: int, ctx: int = 8_191) -> CatalogEntry:
+    return CatalogEntry(name, frozenset({E}), ctx, 0, 5, 9, dimensions)
+
+
+CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
+    "openai": (
+        _chat("gpt-5", REASONING, 400_000, 128_000, 10, 4),
+        _chat("gpt-5-mini", REASONING, 400_000, 128_000, 8, 7),
+        _chat("gpt-4.1", CHAT_VISION, 1_047_576, 32_768, 8, 6),
+        _chat("gpt-4.1-mini", CHAT_VISION, 1_047_576, 32_768, 7, 8),
+        _chat("gpt-4o-mini", CHAT_VISION, 128_000, 16_384, 5, 9),
+        _chat("o4-mini", REASONING, 200_000, 100_000, 8, 5),
+        _embedding("text-embedding-3-small", 1536),
+        _embedding("text-embedding-3-large", 3072),
+    ),
+    "anthropic": (
+        _chat("claude-sonnet-4-5", REASONING, 200_000, 64_000, 10, 5),
+        _chat("claude-haiku-4-5", CHAT_VISION, 200_000, 64_000, 7, 8),
+        _chat("claude-opus-4-1", REASONING, 200_000, 32_000, 10, 3),
+    ),
+    "google": (
+        _chat("gemini-2.5-pro", REASONING, 1_048_576, 65_536, 9, 5),
+        _chat("gemini-2.5-flash", REASONING, 1_048_576, 65_536, 7, 8),
+        _embedding("gemini-embedding-001", 3072, 2_048),
+    ),
+    "mistral": (
+        _chat("mistral-large-latest", CHAT, 128_000, 16_384, 7, 6),
+        _chat("mistral-small-latest", CHAT_VISION, 128_000, 16_384, 5, 8),
+        _embedding("mistral-embed", 1024),
+    ),
+    "perplexity": (
+        _chat("sonar", frozenset({S, W}), 127_072, 8_000, 6, 7),
+        _chat("sonar-pro", frozenset({S, W}), 200_000, 8_000, 8, 5),
+    ),
+    "tavily": (CatalogEntry("search", frozenset({W}), 32_000, 8_000, 6, 8),),
+}
+# What we assume about a model a server names but the catalog does not know.
+UNKNOWN_QUALITY = 5
+UNKNOWN_SPEED = 5
+
+
+def catalog_entry(provider: str, name: str) -> CatalogEntry | None:
+    for entry in CATALOG.get(provider, ()):
+        if entry.name == name:
+            return entry
+    return None
+
+
+@lru_cache(maxsize=512)
+def genai_price(provider: str, name: str) -> tuple[float, float, float | None] | None:
+    """(input, output, cached input) USD per million tokens, or None when not in the table."""
+    try:
+        from genai_prices import Usage, calc_price
+    except ImportError:  # the table is optional at run time; prices can come from config
+        return None
+    # Priced at a small usage and scaled, so long-context tiers don't distort the base price.
+    sample = 1_000
+    try:
+        base = calc_price(
+            Usage(input_tokens=sample, output_tokens=sample), name, provider_id=provider
+        )
+        cached = calc_price(
+            Usage(input_tokens=sample, cache_read_tokens=sample), name, provider_id=provider
+        )
+    except (LookupError, ValueError):
+        return None
+    scale = 1_000_000 / sample
+    return (
+        round(float(base.input_price) * scale, 6),
+        round(float(base.output_price) * scale, 6),
+        round(float(cached.input_price) * scale, 6),
+    )
+
+
+def with_prices(
+    spec: ModelSpec, overrides: dict[str, PriceOverride], *, free: bool = False
+) -> ModelSpec:
+    """`spec` with prices: config override, else what the adapter set, else genai-prices,
+    else 0 for local (`free`) models, else unknown."""
+    override = overrides.get(spec.id)
+    if override is not None:
+        return replace(
+            spec,
+            input_price_usd_per_mtok=override.input,
+            output_price_usd_per_mtok=override.output,
+            cached_input_price_usd_per_mtok=override.cached_input,
+        )
+    if spec.is_priced:
+        return spec
+    looked_up = genai_price(spec.provider, spec.name)
+    if looked_up is not None:
+        return replace(
+            spec,
+            input_price_usd_per_mtok=looked_up[0],
+            output_price_usd_per_mtok=looked_up[1],
+            cached_input_price_usd_per_mtok=looked_up[2],
+        )
+    if free:
+        return replace(spec, input_price_usd_per_mtok=0.0, output_price_usd_per_mtok=0.0)
+    return spec
+
+
+def catalog_specs(provider: str) -> list[ModelSpec]:
+    """The catalog's models of one provider as specs (without prices)."""
+    return [
+        ModelSpec(
+            provider=provider,
+            name=entry.name,
+            capabilities=entry.capabilities,
+            context_window=entry.context_window,
+            max_output_tokens=entry.max_output_tokens,
+            embedding_dimensions=entry.embedding_dimensions,
+        )
+        for entry in CATALOG.get(provider, ())
+    ]

@@ -1,0 +1,1 @@
+"""One module per kind of personal data; `agentur.ai.neutralization.registry` lists them."""

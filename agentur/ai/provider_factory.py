@@ -1,0 +1,146 @@
+"""Builds the active providers from `AiSettings`: a provider is active iff it is configured.
+
+Vendor adapters get the catalog's models; an OpenAI-compatible server gets the names from
+`AGENTUR_OPENAI_COMPATIBLE_MODELS`, or asks the server (`GET /models`) when that is empty.
+Adapters are imported lazily, so an installation only loads what it uses. The scripted
+provider is only active when `AGENTUR_SCRIPTED=1`."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from dataclasses import dataclass
+
+import httpx
+
+from agentur.ai.model_catalog import catalog_specs
+from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.providers.base import ModelProvider
+from agentur.ai.settings import AiSettings
+
+logger = logging.getLogger(__name__)
+
+DISCOVERY_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Vendor:
+    name: str  # provider name and settings prefix
+    module: str
+    class_name: str
+
+
+VENDORS = (
+    Vendor("openai", "agentur.ai.providers.openai", "OpenAIProvider"),
+    Vendor("anthropic", "agentur.ai.providers.anthropic", "AnthropicProvider"),
+    Vendor("google", "agentur.ai.providers.google", "GoogleProvider"),
+    Vendor("mistral", "agentur.ai.providers.mistral", "MistralProvider"),
+    Vendor("perplexity", "agentur.ai.providers.perplexity", "PerplexityProvider"),
+    Vendor("tavily", "agentur.ai.providers.tavily", "TavilyProvider"),
+)
+OPENAI_COMPATIBLE = Vendor(
+    "openai_compatible", "agentur.ai.providers.openai_compatible", "OpenAICompatibleProvider"
+)
+LOCAL_EMBEDDING = Vendor(
+    "local_embedding", "agentur.ai.providers.local_embedding", "LocalEmbeddingProvider"
+)
+
+
+def _adapter_class(vendor: Vendor) -> type | None:
+    try:
+        return getattr(importlib.import_module(vendor.module), vendor.class_name)
+    except (ImportError, AttributeError):
+        logger.warning("provider %s is configured but its adapter is not installed", vendor.name)
+        return None
+
+
+def _guess_capabilities(name: str) -> frozenset[Capability]:
+    if "embed" in name.lower():
+        return frozenset({Capability.embeddings})
+    return frozenset({Capability.tools, Capability.streaming, Capability.structured_output})
+
+
+def openai_compatible_specs(settings: AiSettings, names: list[str]) -> list[ModelSpec]:
+    return [
+        ModelSpec(
+            provider=OPENAI_COMPATIBLE.name,
+            name=name,
+            capabilities=_guess_capabilities(name),
+            context_window=settings.openai_compatible_context_window,
+            max_output_tokens=settings.openai_compatible_max_output_tokens,
+        )
+        for name in names
+    ]
+
+
+def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
+    """The model ids an OpenAI-compatible server lists; [] when it cannot be reached."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        reply = httpx.get(
+            base_url.rstrip("/") + "/models", headers=headers, timeout=DISCOVERY_TIMEOUT_SECONDS
+        )
+        reply.raise_for_status()
+        return [str(item["id"]) for item in reply.json().get("data", []) if "id" in item]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError) as error:
+        logger.warning("could not list the OpenAI-compatible server's models: %s", error)
+        return []
+
+
+def build_providers(settings: AiSettings) -> list[ModelProvider]:
+    providers: list[ModelProvider] = []
+    timeout = settings.request_timeout_seconds
+    for vendor in VENDORS:
+        api_key = getattr(settings, f"{vendor.name}_api_key")
+        if not api_key:
+            continue
+        adapter = _adapter_class(vendor)
+        if adapter is not None:
+            providers.append(
+                adapter(
+                    models=catalog_specs(vendor.name),
+                    api_key=api_key,
+                    base_url=getattr(settings, f"{vendor.name}_base_url"),
+                    timeout_seconds=timeout,
+                )
+            )
+    if settings.openai_compatible_base_url:
+        adapter = _adapter_class(OPENAI_COMPATIBLE)
+        names = settings.openai_compatible_model_names or discover_model_names(
+            settings.openai_compatible_base_url, settings.openai_compatible_api_key
+        )
+        if adapter is not None and names:
+            providers.append(
+                adapter(
+                    models=openai_compatible_specs(settings, names),
+                    api_key=settings.openai_compatible_api_key,
+                    base_url=settings.openai_compatible_base_url,
+                    timeout_seconds=timeout,
+                )
+            )
+    local_embedding = _optional_local_embedding()
+    if local_embedding is not None:
+        providers.append(local_embedding)
+    if settings.scripted:
+        from agentur.ai.providers.scripted import ScriptedProvider
+
+        providers.append(ScriptedProvider())
+    return providers
+
+
+def _optional_local_embedding() -> ModelProvider | None:
+    """The knowledge store's on-device embedding model, when its module is installed."""
+    try:
+        module = importlib.import_module(LOCAL_EMBEDDING.module)
+    except ImportError:
+        return None
+    factory = getattr(module, "build_local_embedding_provider", None) or getattr(
+        module, LOCAL_EMBEDDING.class_name, None
+    )
+    if factory is None:
+        return None
+    try:
+        return factory()
+    except Exception as error:  # noqa: BLE001 — a missing model file must not stop the gateway
+        logger.warning("local embedding provider unavailable: %s", error)
+        return None

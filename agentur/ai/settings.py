@@ -1,0 +1,160 @@
+"""AI gateway settings (G1–G6): provider credentials, default model, CHF rate, neutralization
+default, retry and timeout limits. A provider is active iff its settings are present."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, field_validator
+
+from agentur.config import PartSettings
+
+
+class NeutralizationPolicy(StrEnum):
+    off = "off"
+    neutralize = "neutralize"
+    block = "block"
+
+
+class Ranking(StrEnum):
+    quality = "quality"
+    cost = "cost"
+    speed = "speed"
+
+
+class PriceOverride(BaseModel):
+    """USD per million tokens; overrides the genai-prices table for one `provider:model`."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+
+
+_OPTIONAL_TEXT_FIELDS = tuple(
+    f"{provider}_{suffix}"
+    for provider in ("openai", "anthropic", "google", "mistral", "perplexity", "tavily")
+    for suffix in ("api_key", "base_url")
+) + (
+    "openai_compatible_base_url",
+    "openai_compatible_api_key",
+    "openai_compatible_models",
+    "default_model",
+    "neutralization_key",
+)
+
+
+class AiSettings(PartSettings):
+    openai_api_key: str | None = Field(default=None, description="OpenAI API key.")
+    openai_base_url: str | None = Field(default=None, description="OpenAI base URL override.")
+    anthropic_api_key: str | None = Field(default=None, description="Anthropic API key.")
+    anthropic_base_url: str | None = Field(default=None, description="Anthropic base URL override.")
+    google_api_key: str | None = Field(default=None, description="Google Gemini API key.")
+    google_base_url: str | None = Field(default=None, description="Google base URL override.")
+    mistral_api_key: str | None = Field(default=None, description="Mistral API key.")
+    mistral_base_url: str | None = Field(default=None, description="Mistral base URL override.")
+    perplexity_api_key: str | None = Field(default=None, description="Perplexity API key.")
+    perplexity_base_url: str | None = Field(
+        default=None, description="Perplexity base URL override."
+    )
+    tavily_api_key: str | None = Field(default=None, description="Tavily (web search) API key.")
+    tavily_base_url: str | None = Field(default=None, description="Tavily base URL override.")
+    openai_compatible_base_url: str | None = Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
+        "e.g. `http://127.0.0.1:11434/v1`. Setting it activates the provider.",
+    )
+    openai_compatible_api_key: str | None = Field(
+        default=None, description="API key for the OpenAI-compatible server (optional)."
+    )
+    openai_compatible_models: str | None = Field(
+        default=None,
+        description="Comma-separated model names served there. Empty: asked from the "
+        "server's `GET /models` at start-up.",
+    )
+    openai_compatible_context_window: int = Field(
+        default=32_768, ge=256, description="Context window assumed for OpenAI-compatible models."
+    )
+    openai_compatible_max_output_tokens: int = Field(
+        default=4_096, ge=1, description="Max output tokens assumed for OpenAI-compatible models."
+    )
+    scripted: bool = Field(
+        default=False,
+        description="Activate the offline scripted provider (demos, tests). Never on by default.",
+    )
+    default_model: str | None = Field(
+        default=None,
+        description="Preferred `provider:model` (e.g. `openai:gpt-4.1-mini`); ranked first "
+        "when it fits the request.",
+    )
+    model_ranking: Ranking = Field(
+        default=Ranking.quality, description="Selector preference: quality, cost or speed."
+    )
+    model_prices: dict[str, PriceOverride] = Field(
+        default_factory=dict,
+        description='Price overrides as JSON: `{"provider:model": {"input": 0.4, "output": '
+        "1.6}}` in USD per million tokens.",
+    )
+    usd_to_chf: float = Field(
+        default=0.80,
+        gt=0,
+        description="Exchange rate USD→CHF applied to provider prices; stamped on every "
+        "ledger row.",
+    )
+    neutralization_policy: NeutralizationPolicy = Field(
+        default=NeutralizationPolicy.off,
+        description="Default neutralization policy for mandates without their own: "
+        "off, neutralize or block.",
+    )
+    neutralization_key: str | None = Field(
+        default=None,
+        description="Fernet key encrypting neutralization mappings at rest. Empty: a key "
+        "generated once in `<data_dir>/neutralization.key`.",
+    )
+    allow_unpriced_models: bool = Field(
+        default=False,
+        description="Default for mandates without their own setting: allow models whose "
+        "price is unknown.",
+    )
+    default_monthly_limit_chf: float | None = Field(
+        default=None,
+        ge=0,
+        description="Monthly spending limit in CHF for mandates without their own. "
+        "Empty: no limit.",
+    )
+    max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries per model on 429, 5xx, timeouts."
+    )
+    retry_base_delay_seconds: float = Field(
+        default=0.5, ge=0, description="First backoff delay; doubles per retry, with jitter."
+    )
+    retry_max_delay_seconds: float = Field(
+        default=20.0, ge=0, description="Longest single backoff delay (also caps Retry-After)."
+    )
+    max_fallbacks: int = Field(
+        default=2, ge=0, le=10, description="Further ranked models tried after one fails."
+    )
+    request_timeout_seconds: float = Field(
+        default=120.0, gt=0, description="Time limit of one non-streamed provider call."
+    )
+    stream_idle_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Longest wait for the next event of a stream."
+    )
+    mandate_settings_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="How long a worker reuses a mandate's AI settings before re-reading them.",
+    )
+
+    @field_validator(*_OPTIONAL_TEXT_FIELDS, mode="before")
+    @classmethod
+    def _empty_means_unset(cls, value: object) -> object:
+        # `AGENTUR_OPENAI_API_KEY=` in an env file means "not configured", not "empty key".
+        return None if value == "" else value
+
+    @property
+    def openai_compatible_model_names(self) -> list[str]:
+        return [
+            name.strip()
+            for name in (self.openai_compatible_models or "").split(",")
+            if name.strip()
+        ]
