@@ -43,6 +43,11 @@ class Tool(Generic[Arguments]):
     read_only: bool = False
     toolbox: str = "core"
     timeout_seconds: float | None = None
+    # Names of arguments holding URLs: the lifecycle wrapper refuses private targets before
+    # the handler runs; the handler fetches through `agentur.tools.egress` (checked per hop).
+    url_arguments: tuple[str, ...] = ()
+    # Generated from a workflow action (A10); `exclude_action_tools` leaves these out.
+    is_action: bool = False
 
     def json_schema(self) -> dict[str, Any]:
         return self.arguments.model_json_schema()

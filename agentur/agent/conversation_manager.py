@@ -1,0 +1,90 @@
+"""The conversation of one run: the system prompt and the messages sent to the model.
+
+The system prompt is rebuilt every round from its parts — role text, the temporal block in the
+request's time zone (A7), the active tools, the summary of earlier rounds, and this round's
+knowledge context — so everything that changes lives in one message and the turns stay a
+clean user / assistant / tool sequence that every provider accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from agentur.ai.messages import Message, ToolCall, ToolDefinition
+from agentur.context import RequestContext, get_request_now
+
+ROLE_TEXT = (
+    "You are agentur's agent. You work for the user on their workspace files, folders and "
+    "workflows using the tools offered. Use tools when they help; call independent read-only "
+    "tools together in one turn. Tool results are raw data: check them before relying on them. "
+    "A result marked as a window is not complete; read on when you need the rest. When the task "
+    "is done, answer without calling tools."
+)
+
+
+def temporal_block(now: datetime) -> str:
+    offset = now.strftime("%z")
+    offset = f"{offset[:3]}:{offset[3:]}" if offset else "+00:00"
+    zone = getattr(now.tzinfo, "key", None) or now.tzname() or "UTC"
+    return (
+        "## Current date and time\n"
+        f"Today is {now.strftime('%A')}, {now.date().isoformat()}. "
+        f"The user's local time is {now.strftime('%H:%M')} in the time zone {zone} "
+        f"(UTC{offset}). Interpret relative dates such as 'today', 'last month' or 'Q1' "
+        "from this date."
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    # ~4 characters per token is close enough for budget and summarization thresholds.
+    return (len(text) + 3) // 4
+
+
+@dataclass
+class ConversationManager:
+    context: RequestContext
+    role_text: str = ROLE_TEXT
+    now: Callable[[RequestContext], datetime] = get_request_now
+    turns: list[Message] = field(default_factory=list)
+    summary: str = ""
+
+    def system_prompt(self, tools: Sequence[ToolDefinition], knowledge: str = "") -> str:
+        parts = [self.role_text, temporal_block(self.now(self.context))]
+        if tools:
+            parts.append(
+                "## Tools available this round\n"
+                + "\n".join(f"- {tool.name}: {tool.description}" for tool in tools)
+            )
+        if self.summary:
+            parts.append("## Summary of earlier rounds of this run\n" + self.summary)
+        if knowledge.strip():
+            parts.append("## Context from the knowledge store\n" + knowledge.strip())
+        return "\n\n".join(parts)
+
+    def messages(self, tools: Sequence[ToolDefinition], knowledge: str = "") -> list[Message]:
+        return [Message.system(self.system_prompt(tools, knowledge)), *self.turns]
+
+    def add_user(self, text: str) -> None:
+        self.turns.append(Message.user(text))
+
+    def add_assistant(self, text: str, tool_calls: Sequence[ToolCall]) -> None:
+        self.turns.append(Message.assistant(text, tuple(tool_calls)))
+
+    def add_tool_result(self, call: ToolCall, content: str, *, is_error: bool) -> None:
+        self.turns.append(Message.tool_result(call, content, is_error=is_error))
+
+
+def estimate_messages_tokens(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
+) -> int:
+    total = 0
+    for message in messages:
+        total += estimate_tokens(message.content) + 4
+        for call in message.tool_calls:
+            total += estimate_tokens(call.name + json.dumps(call.arguments, default=str))
+    for tool in tools:
+        total += estimate_tokens(tool.name + tool.description + json.dumps(tool.parameters))
+    return total

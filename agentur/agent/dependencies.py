@@ -1,0 +1,76 @@
+"""What a run needs from outside, handed in explicitly (so tests and benches control it), and
+what it hands back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from agentur.agent.hooks import RagContextBuilder, RoundMemoryStore
+from agentur.agent.settings import AgentSettings
+from agentur.ai.messages import Usage
+from agentur.ai.service import AiService
+from agentur.tools.registry import ToolRegistry
+from agentur.tools.toolboxes import ToolboxEnvironment
+
+if TYPE_CHECKING:
+    from agentur.runtime import Runtime
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    completed = "completed"
+    budget_exceeded = "budget_exceeded"
+    max_rounds_reached = "max_rounds_reached"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+@dataclass
+class AgentDependencies:
+    ai: AiService
+    # Storage for tools, workflows and the trace; None runs fully in memory (benches).
+    runtime: Runtime | None = None
+    settings: AgentSettings = field(default_factory=AgentSettings)
+    registry: ToolRegistry | None = None  # None: every discovered tool
+    rag: RagContextBuilder | None = None
+    round_memory: RoundMemoryStore | None = None
+    # None: feature codes read from storage (connections arrive with their issue).
+    toolbox_environment: ToolboxEnvironment | None = None
+    # None: the gateway's configured rate.
+    usd_to_chf: float | None = None
+
+    @property
+    def stores_trace(self) -> bool:
+        return self.runtime is not None and self.settings.agent_store_trace
+
+    def tool_registry(self) -> ToolRegistry:
+        if self.registry is None:
+            self.registry = ToolRegistry.discover()
+        return self.registry
+
+    def exchange_rate(self) -> float:
+        return self.usd_to_chf if self.usd_to_chf is not None else self.ai.usd_to_chf
+
+
+@dataclass(frozen=True, slots=True)
+class AgentResult:
+    run_id: str
+    status: RunStatus
+    final_text: str
+    rounds: int
+    cost_chf: float
+    usage: Usage
+    models: list[str]
+    duration_ms: float
+    workflow_id: str | None = None
+    error: str | None = None
+
+    def usage_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cached_tokens": self.usage.cached_tokens,
+            "total_tokens": self.usage.total_tokens,
+        }

@@ -1,0 +1,31 @@
+"""The events a run streams (A6). Names are the SSE `event:` names; `data` is JSON-ready."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class EventType(StrEnum):
+    chunk = "chunk"  # {"text"}
+    tool_call = "tool_call"  # {"id", "name", "arguments", "round"}
+    tool_result = "tool_result"  # {"id", "name", "content", "is_error", "duration_ms", "round"}
+    status = "status"  # {"status", "round"?, "message"?}
+    final = "final"  # {"status", "text"}
+    agent_summary = "agent_summary"  # {"rounds", "usage", "cost_chf", "duration_ms", "models"}
+    error = "error"  # {"message"}
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    type: EventType
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+EventSink = Callable[[AgentEvent], None]
+
+
+def discard_event(event: AgentEvent) -> None:
+    """The sink of runs nobody listens to."""

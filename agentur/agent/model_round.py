@@ -1,0 +1,170 @@
+"""One model round: choose the model, summarize when the context grows, check the budget,
+stream the call (operation AGENT) and account for it."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+from typing import NoReturn
+
+from agentur.agent.dependencies import RunStatus
+from agentur.agent.events import AgentEvent, EventType
+from agentur.agent.run_state import RunState, StopRun
+from agentur.agent.summarize_history import summarize_history
+from agentur.agent.trace import TraceKind
+from agentur.ai.billing.pricing import estimate_prompt_tokens
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    CallOptions,
+    Message,
+    StreamDone,
+    TextDelta,
+    ToolDefinition,
+)
+from agentur.ai.model_spec import ModelSpec
+from agentur.ai.operation_types import OperationType
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.stream_error import StreamError
+from agentur.errors import AgenturError
+
+logger = logging.getLogger(__name__)
+
+OUTPUT_ROOM_TOKENS = 1_024
+
+
+def spec_for(run: RunState, model_id: str) -> ModelSpec | None:
+    for spec in run.deps.ai.models():
+        if spec.id == model_id:
+            return spec
+    return None
+
+
+async def model_round(
+    run: RunState, pinned: Message, definitions: list[ToolDefinition], knowledge: str
+) -> AiResponse:
+    deps, settings = run.deps, run.deps.settings
+    messages = run.conversation.messages(definitions, knowledge)
+    request = AiRequest(
+        operation=OperationType.agent,
+        messages=tuple(messages),
+        tools=tuple(definitions),
+        options=CallOptions(temperature=run.config.temperature),
+        workflow_id=run.prepared.workflow_id,
+    )
+    try:
+        estimate = estimate_prompt_tokens(request)
+        # Ranked without the prompt size first: an oversized history must be summarized,
+        # not answered with "no model fits".
+        first = (await deps.ai.candidates(request, run.context, prompt_tokens=0))[0]
+        # The window less the room the answer needs (what the selector reserves, too).
+        room = min(first.max_output_tokens, OUTPUT_ROOM_TOKENS)
+        if estimate > settings.agent_summarize_at_share * (first.context_window - room):
+            await summarize(run, pinned)
+            messages = run.conversation.messages(definitions, knowledge)
+            request = replace(request, messages=tuple(messages))
+            estimate = estimate_prompt_tokens(request)
+        model = (await deps.ai.candidates(request, run.context, prompt_tokens=estimate))[0]
+        plan = run.budget.plan_call(model, estimate)
+        if not plan.allowed:
+            raise StopRun(RunStatus.budget_exceeded, plan.reason)
+        request = AiRequest(
+            operation=OperationType.agent,
+            messages=tuple(messages),
+            tools=tuple(definitions),
+            options=CallOptions(
+                temperature=run.config.temperature, max_output_tokens=plan.max_output_tokens
+            ),
+            workflow_id=run.prepared.workflow_id,
+        )
+        response = await _stream(run, request)
+    except StopRun:
+        raise
+    except (AgenturError, ProviderError) as error:
+        _raise_model_failure(run, error)
+    cost = run.budget.record(response, spec_for(run, response.model))
+    if response.model not in run.models:
+        run.models.append(response.model)
+    run.trace.add(
+        TraceKind.model_call,
+        {
+            "model": response.model,
+            "input_tokens": response.usage.input_tokens,
+            "output_tokens": response.usage.output_tokens,
+            "cost_chf": cost,
+            "latency_ms": round(response.latency_ms, 3),
+            "finish_reason": response.finish_reason,
+            "max_output_tokens": request.options.max_output_tokens,
+            "tools_offered": [d.name for d in definitions],
+            "tool_calls": [call.name for call in response.tool_calls],
+        },
+        round_index=run.rounds,
+        duration_ms=response.latency_ms,
+    )
+    return response
+
+
+def _raise_model_failure(run: RunState, error: Exception) -> NoReturn:
+    detail = getattr(error, "detail", None) or str(error)
+    run.emit(AgentEvent(EventType.error, {"message": detail}))
+    if getattr(error, "status_code", None) == 402:  # the gateway's tenant budget preflight
+        raise StopRun(RunStatus.budget_exceeded, detail) from error
+    raise StopRun(RunStatus.failed, f"the model call failed: {detail}") from error
+
+
+async def _stream(run: RunState, request: AiRequest) -> AiResponse:
+    response: AiResponse | None = None
+    async for event in run.deps.ai.stream(request, run.context):
+        if isinstance(event, TextDelta):
+            if event.text:
+                run.emit(AgentEvent(EventType.chunk, {"text": event.text, "round": run.rounds}))
+        elif isinstance(event, StreamDone):
+            response = event.response
+        elif isinstance(event, StreamError):
+            # The provider broke after text reached the user; the text so far is kept.
+            raise ProviderError(event.message, provider=event.provider)
+    if response is None:
+        raise ProviderError("the model stream ended without a response", provider="gateway")
+    return response
+
+
+async def summarize(run: RunState, pinned: Message) -> None:
+    settings = run.deps.settings
+    started = time.perf_counter()
+    try:
+        result = await summarize_history(
+            run.deps.ai,
+            run.context,
+            turns=run.conversation.turns,
+            pinned=pinned,
+            previous_summary=run.conversation.summary,
+            keep_recent=settings.agent_keep_recent_turns,
+            max_output_tokens=settings.agent_summary_max_output_tokens,
+            workflow_id=run.prepared.workflow_id,
+        )
+    except (AgenturError, ProviderError) as error:
+        # The round still runs with the full history; the model call may yet fit.
+        logger.warning("summarization failed in run %s: %r", run.prepared.run_id, error)
+        run.trace.add(
+            TraceKind.hook_failure, {"hook": "summary", "error": str(error)}, round_index=run.rounds
+        )
+        return
+    if result is None:
+        return
+    cost = run.budget.record(result.response, spec_for(run, result.response.model))
+    run.conversation.summary = result.summary
+    run.conversation.turns = result.kept
+    run.trace.add(
+        TraceKind.summary,
+        {
+            "model": result.response.model,
+            "summarized_messages": result.summarized_messages,
+            "kept_messages": len(result.kept),
+            "input_tokens": result.response.usage.input_tokens,
+            "output_tokens": result.response.usage.output_tokens,
+            "cost_chf": cost,
+        },
+        round_index=run.rounds,
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )

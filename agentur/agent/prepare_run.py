@@ -1,0 +1,95 @@
+"""Everything before the first round, done while the caller can still get a plain error:
+the workflow (checked, or created), its earlier messages, the run row, the user's prompt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentur.agent.config import AgentConfig
+from agentur.agent.dependencies import AgentDependencies
+from agentur.agent.trace import TraceStore
+from agentur.ai.messages import Message
+from agentur.context import RequestContext
+from agentur.storage.models import new_id
+from agentur.workflows.service import WorkflowService
+
+WORKFLOW_TITLE_CHARS = 80
+
+
+@dataclass
+class PreparedRun:
+    run_id: str
+    prompt: str
+    config: AgentConfig
+    context: RequestContext
+    workflow_id: str | None
+    history: list[Message] = field(default_factory=list)
+    trace_store: TraceStore | None = None
+
+
+def _history_message(role: str, content: str, data: dict[str, Any] | None) -> Message | None:
+    # Only the visible conversation; tool traffic of earlier runs lives in their traces.
+    if role == "user":
+        return Message.user(content)
+    if role == "assistant" and content:
+        return Message.assistant(content)
+    return None
+
+
+async def prepare_run(
+    prompt: str,
+    config: AgentConfig,
+    context: RequestContext,
+    deps: AgentDependencies,
+    *,
+    workflow_id: str | None = None,
+    run_id: str | None = None,
+) -> PreparedRun:
+    run_id = run_id or new_id()
+    runtime = deps.runtime
+    if runtime is None:
+        return PreparedRun(run_id, prompt, config, context, workflow_id)
+    history: list[Message] = []
+    async with runtime.database.transaction() as session:
+        workflows = WorkflowService(session, context)
+        if workflow_id is None:
+            workflow = await workflows.create(prompt.strip()[:WORKFLOW_TITLE_CHARS])
+        else:
+            workflow = await workflows.get(workflow_id)  # 404 for anyone else's
+            limit = deps.settings.agent_history_messages
+            if limit:
+                _, total = await workflows.messages(workflow.id, limit=1)
+                earlier, _ = await workflows.messages(
+                    workflow.id, offset=max(0, total - limit), limit=limit
+                )
+                history = [
+                    message
+                    for row in earlier
+                    if (message := _history_message(row.role, row.content, row.data))
+                ]
+        await workflows.append(workflow.id, "user", prompt, {"agent_run_id": run_id})
+    store = TraceStore(runtime.database) if deps.stores_trace else None
+    if store is not None:
+        await store.create_run(
+            run_id,
+            context,
+            prompt=prompt,
+            config=config.model_dump(mode="json"),
+            workflow_id=workflow.id,
+        )
+    return PreparedRun(run_id, prompt, config, context, workflow.id, history, store)
+
+
+async def record_answer(
+    deps: AgentDependencies, prepared: PreparedRun, text: str, status: str
+) -> None:
+    if deps.runtime is None or prepared.workflow_id is None:
+        return
+    async with deps.runtime.database.transaction() as session:
+        await WorkflowService(session, prepared.context).append(
+            prepared.workflow_id,
+            "assistant",
+            text,
+            {"agent_run_id": prepared.run_id, "status": status},
+        )

@@ -1,0 +1,182 @@
+"""`run_agent` (A1–A6): the ReAct loop over the AI gateway.
+
+Per round: knowledge hook → budget check → summarization when the context grows → one model
+call (operation AGENT, streamed) → tool execution → round memory hook. The run ends when the
+model answers without tool calls, or with a stop status and a progress summary; it never ends
+with an exception for the caller (a failure becomes status `failed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from agentur.agent.budget import Budget
+from agentur.agent.config import AgentConfig
+from agentur.agent.conversation_manager import ConversationManager
+from agentur.agent.dependencies import AgentDependencies, AgentResult, RunStatus
+from agentur.agent.events import AgentEvent, EventSink, EventType, discard_event
+from agentur.agent.model_round import model_round
+from agentur.agent.prepare_run import PreparedRun, prepare_run, record_answer
+from agentur.agent.progress_summary import progress_summary
+from agentur.agent.round_hooks import knowledge_block, remember_round
+from agentur.agent.run_state import RunState, StopRun, record_status
+from agentur.agent.tool_round import offered_tools, run_tools, tool_definition
+from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
+from agentur.ai.messages import Message
+from agentur.context import RequestContext
+from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
+from agentur.tools.windowing import RESULT_STORE_KEY, ResultStore
+
+logger = logging.getLogger(__name__)
+
+
+async def run_agent(
+    prompt: str,
+    config: AgentConfig,
+    context: RequestContext,
+    deps: AgentDependencies,
+    *,
+    workflow_id: str | None = None,
+    emit: EventSink = discard_event,
+) -> AgentResult:
+    """Prepare and run one agent turn. Errors in preparation (unknown workflow) raise."""
+    prepared = await prepare_run(prompt, config, context, deps, workflow_id=workflow_id)
+    return await execute_run(prepared, deps, emit)
+
+
+async def execute_run(
+    prepared: PreparedRun, deps: AgentDependencies, emit: EventSink = discard_event
+) -> AgentResult:
+    started = time.perf_counter()
+    settings = deps.settings
+    run = RunState(
+        prepared=prepared,
+        deps=deps,
+        emit=emit,
+        conversation=ConversationManager(prepared.context, turns=list(prepared.history)),
+        budget=Budget(
+            prepared.config.max_cost_chf, deps.exchange_rate(), settings.agent_min_output_tokens
+        ),
+        trace=TraceRecorder(prepared.run_id, prepared.context.mandate_id, prepared.trace_store),
+    )
+    run.conversation.add_user(prepared.prompt)
+    pinned = run.conversation.turns[-1]
+    run.extras = {
+        RESULT_STORE_KEY: ResultStore(),
+        "max_result_chars": settings.agent_max_tool_result_chars,
+    }
+    record_status(run, RunStatus.running)
+    status, final_text, error = RunStatus.completed, "", None
+    try:
+        final_text = await _loop(run, pinned)
+    except StopRun as stop:
+        status, error = stop.status, (stop.reason if stop.status is RunStatus.failed else None)
+        final_text = progress_summary(stop.reason, run.rounds, run.steps, run.last_text)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # the run owns its task; finishing below must still await
+        status = RunStatus.cancelled
+        final_text = progress_summary("the run was cancelled", run.rounds, run.steps, run.last_text)
+    except Exception as unexpected:  # a bug must still end the run in an orderly way
+        logger.exception("agent run %s failed", prepared.run_id)
+        status, error = RunStatus.failed, f"{type(unexpected).__name__}: {unexpected}"
+        emit(AgentEvent(EventType.error, {"message": "internal error; see the server log"}))
+        final_text = progress_summary(
+            "an internal error occurred", run.rounds, run.steps, run.last_text
+        )
+    result = AgentResult(
+        run_id=prepared.run_id,
+        status=status,
+        final_text=final_text,
+        rounds=run.rounds,
+        cost_chf=round(run.budget.spent_chf, 6),
+        usage=run.budget.usage,
+        models=run.models,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        workflow_id=prepared.workflow_id,
+        error=error,
+    )
+    await _finish(run, result)
+    return result
+
+
+async def _finish(run: RunState, result: AgentResult) -> None:
+    record_status(run, result.status)
+    run.emit(
+        AgentEvent(EventType.final, {"status": result.status.value, "text": result.final_text})
+    )
+    summary = {
+        "run_id": result.run_id,
+        "status": result.status.value,
+        "rounds": result.rounds,
+        "usage": result.usage_dict(),
+        "cost_chf": result.cost_chf,
+        "duration_ms": round(result.duration_ms, 3),
+        "models": result.models,
+    }
+    run.emit(AgentEvent(EventType.agent_summary, summary))
+    # Storage work after a cancellation must not be interrupted by a second one.
+    await asyncio.shield(_persist_end(run, result))
+
+
+async def _persist_end(run: RunState, result: AgentResult) -> None:
+    try:
+        await record_answer(run.deps, run.prepared, result.final_text, result.status.value)
+    except Exception:
+        logger.exception("could not store the answer of agent run %s", result.run_id)
+    await run.trace.finish(
+        RunFinish(
+            status=result.status.value,
+            final_text=result.final_text,
+            rounds=result.rounds,
+            cost_chf=result.cost_chf,
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            models=result.models,
+            duration_ms=result.duration_ms,
+            error=result.error,
+        )
+    )
+
+
+async def _loop(run: RunState, pinned: Message) -> str:
+    deps, config = run.deps, run.config
+    environment = deps.toolbox_environment or await load_toolbox_environment(
+        deps.runtime, run.context
+    )
+    run.toolboxes = ToolboxState.initial(environment, config.initial_toolboxes)
+    for round_index in range(1, config.max_rounds + 1):
+        run.rounds = round_index
+        round_started = time.perf_counter()
+        knowledge = await knowledge_block(run)
+        tools = offered_tools(run)
+        definitions = [tool_definition(tool) for tool in tools]
+        response = await model_round(run, pinned, definitions, knowledge)
+        run.conversation.add_assistant(response.text, response.tool_calls)
+        if response.text:
+            run.last_text = response.text
+        if not response.tool_calls:
+            run.trace.add(
+                TraceKind.round,
+                {"tool_calls": 0},
+                round_index=round_index,
+                duration_ms=(time.perf_counter() - round_started) * 1000,
+            )
+            await run.trace.flush()
+            return response.text
+        outcomes = await run_tools(run, tools, response.tool_calls)
+        run.trace.add(
+            TraceKind.round,
+            {"tool_calls": len(outcomes)},
+            round_index=round_index,
+            duration_ms=(time.perf_counter() - round_started) * 1000,
+        )
+        await remember_round(run, response, outcomes)
+        await run.trace.flush()
+    raise StopRun(
+        RunStatus.max_rounds_reached,
+        f"the limit of {config.max_rounds} rounds was reached",
+    )

@@ -1,0 +1,56 @@
+"""The mutable state of one run, shared by the loop's parts, and the stop signal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentur.agent.budget import Budget
+from agentur.agent.config import AgentConfig
+from agentur.agent.conversation_manager import ConversationManager
+from agentur.agent.dependencies import AgentDependencies, RunStatus
+from agentur.agent.events import AgentEvent, EventSink, EventType
+from agentur.agent.prepare_run import PreparedRun
+from agentur.agent.progress_summary import Step
+from agentur.agent.trace import TraceKind, TraceRecorder
+from agentur.context import RequestContext
+from agentur.tools.toolboxes import ToolboxState
+
+
+class StopRun(Exception):
+    """Ends the loop with a status; the reason becomes part of the progress summary."""
+
+    def __init__(self, status: RunStatus, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class RunState:
+    prepared: PreparedRun
+    deps: AgentDependencies
+    emit: EventSink
+    conversation: ConversationManager
+    budget: Budget
+    trace: TraceRecorder
+    toolboxes: ToolboxState | None = None
+    rounds: int = 0
+    models: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    last_text: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def context(self) -> RequestContext:
+        return self.prepared.context
+
+    @property
+    def config(self) -> AgentConfig:
+        return self.prepared.config
+
+
+def record_status(run: RunState, status: RunStatus, **data: Any) -> None:
+    payload = {"status": status.value, "round": run.rounds, **data}
+    run.emit(AgentEvent(EventType.status, payload))
+    run.trace.add(TraceKind.status, payload, round_index=run.rounds or None)

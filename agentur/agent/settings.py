@@ -1,0 +1,88 @@
+"""Agent settings (A1–A11): tool limits, summarization thresholds, hook time limits, egress.
+
+Flat names with the `agent_` prefix, so they read as `AGENTUR_AGENT_*` in the environment.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agentur.config import MEBIBYTE, PartSettings
+
+
+class AgentSettings(PartSettings):
+    agent_tool_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Time limit of one tool call unless the tool sets its own."
+    )
+    agent_max_parallel_tools: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="Read-only tool calls of one turn run at most this many at once.",
+    )
+    agent_max_tool_result_chars: int = Field(
+        default=20_000,
+        ge=500,
+        description="A tool result longer than this goes back to the model as a window plus "
+        "`total_length` and a `read_tool_result` hint, never cut silently.",
+    )
+    agent_rag_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Time limit of the knowledge (RAG) hook per round."
+    )
+    agent_round_memory_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Time limit of the round-memory hook per round."
+    )
+    agent_summarize_at_share: float = Field(
+        default=0.7,
+        gt=0.05,
+        lt=1.0,
+        description="Summarize older turns when the estimated prompt exceeds this share of "
+        "the model's context window.",
+    )
+    agent_keep_recent_turns: int = Field(
+        default=4, ge=1, le=50, description="Most recent turns that summarization keeps verbatim."
+    )
+    agent_summary_max_output_tokens: int = Field(
+        default=1_024, ge=64, description="Longest summary of older turns, in tokens."
+    )
+    agent_min_output_tokens: int = Field(
+        default=256,
+        ge=1,
+        description="A round needs budget for at least this many output tokens, else the run "
+        "stops with `budget_exceeded`.",
+    )
+    agent_history_messages: int = Field(
+        default=20,
+        ge=0,
+        le=500,
+        description="Earlier messages of the workflow given to the model as conversation.",
+    )
+    agent_store_trace: bool = Field(
+        default=True, description="Persist each run's trace (rounds, model and tool calls)."
+    )
+    agent_cancel_on_disconnect: bool = Field(
+        default=True,
+        description="Cancel a run when the HTTP client that started it disconnects.",
+    )
+    agent_egress_timeout_seconds: float = Field(
+        default=20.0, gt=0, description="Time limit of one outbound fetch by a tool."
+    )
+    agent_egress_max_bytes: int = Field(
+        default=10 * MEBIBYTE, ge=1, description="Largest response body a tool may fetch."
+    )
+    agent_egress_max_redirects: int = Field(
+        default=5, ge=0, le=20, description="Redirects a tool's fetch follows (each re-checked)."
+    )
+    agent_egress_allowed_hosts: str = Field(
+        default="",
+        description="Comma-separated `host` or `host:port` entries exempt from the "
+        "private-address refusal (an intranet service you trust).",
+    )
+
+    @property
+    def egress_allowed_hosts(self) -> frozenset[str]:
+        return frozenset(
+            part.strip().lower()
+            for part in self.agent_egress_allowed_hosts.split(",")
+            if part.strip()
+        )

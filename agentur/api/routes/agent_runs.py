@@ -1,0 +1,169 @@
+"""/v1/agent/runs — start an agent run (streamed as SSE or awaited), read its trace, cancel it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Request, status
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from agentur.agent.active_runs import ActiveRuns, AgentRunHandle
+from agentur.agent.config import AgentConfig
+from agentur.agent.prepare_run import prepare_run
+from agentur.agent.settings import AgentSettings
+from agentur.agent.trace import TraceStore
+from agentur.api.dependencies import ContextDep, RuntimeDep
+from agentur.errors import ConflictError, NotFoundError
+
+router = APIRouter(prefix="/agent/runs", tags=["agent"])
+
+MAX_PROMPT_CHARS = 100_000
+
+
+class RunRequest(BaseModel):
+    prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
+    workflow_id: str | None = None
+    config: AgentConfig = Field(default_factory=AgentConfig)
+
+
+class RunOut(BaseModel):
+    run_id: str
+    workflow_id: str | None
+    status: str
+    final_text: str
+    rounds: int
+    cost_chf: float
+    usage: dict[str, int]
+
+
+class TraceEntryOut(BaseModel):
+    sequence: int
+    kind: str
+    round_index: int | None
+    data: dict[str, Any]
+    duration_ms: float | None
+    created_at: datetime
+
+
+class RunTraceOut(BaseModel):
+    run_id: str
+    workflow_id: str | None
+    status: str
+    prompt: str
+    config: dict[str, Any]
+    final_text: str
+    rounds: int
+    cost_chf: float
+    usage: dict[str, int]
+    models: list[str]
+    error: str | None
+    duration_ms: float | None
+    created_at: datetime
+    finished_at: datetime | None
+    entries: list[TraceEntryOut]
+
+
+def _state(request: Request) -> tuple[ActiveRuns, AgentSettings]:
+    state = request.app.state
+    if not hasattr(state, "agent_runs"):
+        state.agent_runs = ActiveRuns()
+        state.agent_settings = AgentSettings()
+    return state.agent_runs, state.agent_settings
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+async def _stream(handle: AgentRunHandle, cancel_on_disconnect: bool) -> AsyncIterator[str]:
+    try:
+        yield _sse("run", {"run_id": handle.run_id, "workflow_id": handle.prepared.workflow_id})
+        async for event in handle.events():
+            yield _sse(event.type.value, event.data)
+    finally:
+        # Reached early only when the client went away (the server cancels this generator).
+        if cancel_on_disconnect:
+            handle.cancel()
+
+
+@router.post("", response_model=None)
+async def start_run(
+    body: RunRequest,
+    request: Request,
+    runtime: RuntimeDep,
+    context: ContextDep,
+    accept: Annotated[str | None, Header()] = None,
+) -> RunOut | StreamingResponse:
+    runs, settings = _state(request)
+    deps = runtime.agent_dependencies(settings)
+    prepared = await prepare_run(
+        body.prompt, body.config, context, deps, workflow_id=body.workflow_id
+    )
+    handle = runs.start(prepared, deps)
+    if "text/event-stream" in (accept or ""):
+        return StreamingResponse(
+            _stream(handle, settings.agent_cancel_on_disconnect),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Agent-Run-Id": handle.run_id},
+        )
+    try:
+        result = await handle.result()
+    except asyncio.CancelledError:
+        if settings.agent_cancel_on_disconnect:
+            handle.cancel()
+        raise
+    return RunOut(
+        run_id=result.run_id,
+        workflow_id=result.workflow_id,
+        status=result.status.value,
+        final_text=result.final_text,
+        rounds=result.rounds,
+        cost_chf=result.cost_chf,
+        usage=result.usage_dict(),
+    )
+
+
+@router.get("/{run_id}")
+async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunTraceOut:
+    run, entries = await TraceStore(runtime.database).get(run_id, context)
+    return RunTraceOut(
+        run_id=run.id,
+        workflow_id=run.workflow_id,
+        status=run.status,
+        prompt=run.prompt,
+        config=run.config,
+        final_text=run.final_text,
+        rounds=run.rounds,
+        cost_chf=run.cost_chf,
+        usage={
+            "input_tokens": run.input_tokens,
+            "output_tokens": run.output_tokens,
+            "total_tokens": run.input_tokens + run.output_tokens,
+        },
+        models=run.models,
+        error=run.error,
+        duration_ms=run.duration_ms,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        entries=[TraceEntryOut.model_validate(e, from_attributes=True) for e in entries],
+    )
+
+
+@router.delete("/{run_id}", status_code=status.HTTP_202_ACCEPTED)
+async def cancel_run(
+    run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
+) -> dict[str, str]:
+    runs, _ = _state(request)
+    handle = runs.get(run_id, context)
+    if handle is not None and handle.cancel():
+        return {"run_id": run_id, "status": "cancelling"}
+    try:
+        run, _ = await TraceStore(runtime.database).get(run_id, context)
+    except NotFoundError:
+        raise NotFoundError(f"agent run {run_id} is not running here") from None
+    raise ConflictError(f"agent run {run_id} has already finished ({run.status})")

@@ -1,0 +1,136 @@
+"""The lifecycle wrapper (A9, S9) around every tool call.
+
+In order: TOOL_CALL event; the tool must be offered this round; authorization from the request
+context (a tool that changes data needs a role that may write — identity never comes from the
+model's arguments, the handler gets it from `ToolContext.request`); argument validation, whose
+message goes back to the model so it can correct the call; the egress check of URL arguments;
+the handler under a time limit with the request context set; rendering and windowing of the
+result; TOOL_RESULT event. Any exception becomes an error result, never a crashed run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentur.agent.events import AgentEvent, EventSink, EventType
+from agentur.ai.messages import ToolCall
+from agentur.context import request_context
+from agentur.errors import AgenturError, ForbiddenError
+from agentur.tools.egress import EgressPolicy, check_url
+from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.windowing import READ_TOOL_RESULT, RESULT_STORE_KEY, ResultStore, render_result
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLimits:
+    timeout_seconds: float = 60.0
+    max_result_chars: int = 20_000
+    egress: EgressPolicy = field(default_factory=EgressPolicy)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    call: ToolCall
+    content: str  # what the model sees
+    is_error: bool
+    duration_ms: float
+    result: Any = None  # the raw return value (None on error)
+
+
+def describe_validation_error(tool: Tool, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        location = ".".join(str(part) for part in item.get("loc", ())) or "(arguments)"
+        problems.append(f"{location}: {item.get('msg')}")
+    return (
+        f"invalid arguments for {tool.name}: "
+        + "; ".join(problems)
+        + ". Call it again with arguments matching its schema."
+    )
+
+
+def authorize(tool: Tool, context: ToolContext) -> None:
+    if not tool.read_only and not context.request.can_write:
+        raise ForbiddenError(
+            f"{tool.name} changes data and your role ({context.request.role}) is read-only"
+        )
+
+
+async def run_tool(
+    tool: Tool | None,
+    call: ToolCall,
+    context: ToolContext,
+    limits: ToolLimits,
+    emit: EventSink,
+) -> ToolOutcome:
+    """Run one call through the lifecycle. `tool` is None when it is not offered this round."""
+    round_index = context.extras.get("round")
+    emit(
+        AgentEvent(
+            EventType.tool_call,
+            {"id": call.id, "name": call.name, "arguments": call.arguments, "round": round_index},
+        )
+    )
+    started = time.perf_counter()
+    result: Any = None
+    is_error = True
+    try:
+        result = await _execute(tool, call, context, limits)
+        content = render_result(result)
+        if call.name != READ_TOOL_RESULT:
+            store = context.extras.setdefault(RESULT_STORE_KEY, ResultStore())
+            content = store.window(call.id, content, limits.max_result_chars)
+        is_error = False
+    except ValidationError as error:
+        content = describe_validation_error(tool, error)  # type: ignore[arg-type]
+    except AgenturError as error:
+        content = f"error: {error.detail}"
+    except TimeoutError:
+        timeout = (tool.timeout_seconds if tool else None) or limits.timeout_seconds
+        content = f"error: {call.name} did not finish within {timeout:g} s"
+    except Exception as error:  # a bug in a tool must not end the run
+        logger.exception("tool %s raised", call.name)
+        content = f"error: {call.name} failed unexpectedly ({type(error).__name__}: {error})"
+    duration_ms = (time.perf_counter() - started) * 1000
+    emit(
+        AgentEvent(
+            EventType.tool_result,
+            {
+                "id": call.id,
+                "name": call.name,
+                "content": content,
+                "is_error": is_error,
+                "duration_ms": round(duration_ms, 3),
+                "round": round_index,
+            },
+        )
+    )
+    return ToolOutcome(call, content, is_error, duration_ms, None if is_error else result)
+
+
+async def _execute(tool: Tool | None, call: ToolCall, context: ToolContext, limits: ToolLimits):
+    if tool is None:
+        offered = context.extras.get("offered_tools") or []
+        raise AgenturError(
+            f"there is no tool {call.name!r} in this round"
+            + (f"; offered: {', '.join(offered)}" if offered else "")
+        )
+    authorize(tool, context)
+    arguments = tool.arguments.model_validate(call.arguments)
+    for name in tool.url_arguments:
+        value = getattr(arguments, name, None)
+        for url in value if isinstance(value, list | tuple) else [value]:
+            if url:
+                await check_url(str(url), limits.egress)
+    timeout = tool.timeout_seconds or limits.timeout_seconds
+    with request_context(context.request):
+        async with asyncio.timeout(timeout):
+            return await tool.handler(arguments, context)

@@ -1,0 +1,157 @@
+"""Toolboxes (A8): which groups of tools a run offers, and the `request_toolbox` meta-tool.
+
+A run starts with the default toolboxes, those whose connection the user has, and the caller's
+`initial_toolboxes` (when available). The model may ask for another one through
+`request_toolbox`; it becomes active for the *next* round, because the tools of the current
+round were already sent to the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+from sqlalchemy import select
+
+from agentur.context import RequestContext
+from agentur.errors import ForbiddenError
+from agentur.tools.tool import Tool, ToolContext
+
+REQUEST_TOOLBOX = "request_toolbox"
+
+
+@dataclass(frozen=True, slots=True)
+class Toolbox:
+    id: str
+    description: str
+    default_on: bool = False
+    requires_connection: str | None = None
+    requires_feature_code: str | None = None
+
+
+TOOLBOXES: dict[str, Toolbox] = {
+    box.id: box
+    for box in (
+        Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
+        Toolbox("ai", "Summaries, translation, image and media helpers.", default_on=True),
+        Toolbox("datasources", "Connected data sources and documents.", default_on=True),
+        Toolbox("email", "Read and send e-mail.", requires_connection="microsoft"),
+        Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
+        Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),
+        Toolbox("jira", "Jira issues.", requires_connection="jira"),
+        Toolbox("workflow", "Edit workflow graphs.", requires_feature_code="graphicalEditor"),
+        Toolbox("trustee", "Trustee (fiduciary) data.", requires_feature_code="trustee"),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolboxEnvironment:
+    """What the caller has that toolboxes depend on: connections and feature codes."""
+
+    connections: frozenset[str] = frozenset()
+    feature_codes: frozenset[str] = frozenset()
+
+
+def unavailable_reason(toolbox: Toolbox, environment: ToolboxEnvironment) -> str | None:
+    if toolbox.requires_connection and toolbox.requires_connection not in environment.connections:
+        return f"toolbox {toolbox.id!r} needs a {toolbox.requires_connection} connection"
+    if (
+        toolbox.requires_feature_code
+        and toolbox.requires_feature_code not in environment.feature_codes
+    ):
+        return f"toolbox {toolbox.id!r} needs the feature {toolbox.requires_feature_code!r}"
+    return None
+
+
+@dataclass
+class ToolboxState:
+    """The toolboxes of one run. `active` is read at the start of each round."""
+
+    environment: ToolboxEnvironment
+    active: set[str] = field(default_factory=set)
+    activations: list[dict[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def initial(cls, environment: ToolboxEnvironment, requested: list[str]) -> ToolboxState:
+        active = {
+            box.id
+            for box in TOOLBOXES.values()
+            if box.default_on
+            or (box.requires_connection and unavailable_reason(box, environment) is None)
+        }
+        active.update(
+            box_id
+            for box_id in requested
+            if box_id in TOOLBOXES and unavailable_reason(TOOLBOXES[box_id], environment) is None
+        )
+        return cls(environment=environment, active=active)
+
+    @property
+    def inactive(self) -> list[str]:
+        return sorted(set(TOOLBOXES) - self.active)
+
+    def activate(self, toolbox_id: str, reason: str) -> None:
+        toolbox = TOOLBOXES.get(toolbox_id)
+        if toolbox is None:
+            raise ForbiddenError(f"there is no toolbox {toolbox_id!r}")
+        if toolbox_id in self.active:
+            return
+        if why := unavailable_reason(toolbox, self.environment):
+            raise ForbiddenError(why)
+        self.active.add(toolbox_id)
+        self.activations.append({"toolbox_id": toolbox_id, "reason": reason})
+
+
+class ToolboxActivated(BaseModel):
+    toolbox_id: str
+    active_from: Literal["next_round"] = "next_round"
+    message: str
+
+
+def request_toolbox_tool(state: ToolboxState) -> Tool | None:
+    """The meta-tool for this round; its enum lists only the currently inactive toolboxes."""
+    inactive = state.inactive
+    if not inactive:
+        return None
+    descriptions = "; ".join(f"{box_id}: {TOOLBOXES[box_id].description}" for box_id in inactive)
+    arguments = create_model(
+        "RequestToolboxArguments",
+        toolbox_id=(Literal[tuple(inactive)], Field(description="The toolbox to activate.")),
+        reason=(str, Field(min_length=1, max_length=500, description="Why it is needed.")),
+    )
+
+    async def handler(args: BaseModel, context: ToolContext) -> ToolboxActivated:
+        toolbox_id = args.toolbox_id  # type: ignore[attr-defined]
+        state.activate(toolbox_id, args.reason)  # type: ignore[attr-defined]
+        return ToolboxActivated(
+            toolbox_id=toolbox_id,
+            message=f"toolbox {toolbox_id!r} is active; its tools are offered from the next round",
+        )
+
+    return Tool(
+        name=REQUEST_TOOLBOX,
+        description=f"Activate an inactive toolbox for the next round. Available: {descriptions}",
+        arguments=arguments,
+        handler=handler,
+        read_only=True,  # changes only this run's state, not the user's data
+        toolbox="core",
+    )
+
+
+async def load_toolbox_environment(runtime: object, context: RequestContext) -> ToolboxEnvironment:
+    """Feature codes of the caller's mandate; connections arrive with the connection issue."""
+    from agentur.storage.models import FeatureInstance
+
+    database = getattr(runtime, "database", None)
+    if database is None:
+        return ToolboxEnvironment()
+    async with database.session() as session:
+        query = select(FeatureInstance.feature_code).where(
+            FeatureInstance.mandate_id == context.mandate_id
+        )
+        if context.feature_instance_id:
+            query = query.where(FeatureInstance.id == context.feature_instance_id)
+        codes = frozenset((await session.execute(query)).scalars())
+    return ToolboxEnvironment(feature_codes=codes)

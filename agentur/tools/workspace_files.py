@@ -1,0 +1,343 @@
+"""Workspace file tools (T1). Every call goes through `FileService`, so tenant and scope checks
+are exactly those of the HTTP API: a file id of another tenant is simply not found."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from agentur.errors import ConflictError, InvalidInputError, NotFoundError
+from agentur.storage.models import File
+from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.workspace_access import file_service
+from agentur.workspace.files import FileService, OnConflict
+from agentur.workspace.text_window import decode_text
+
+MAX_LINES = 2_000
+MAX_SEARCH_FILES = 200
+MAX_SEARCH_FILE_BYTES = 5 * 1024 * 1024
+MAX_MATCH_LINE_CHARS = 300
+
+
+def describe(file: File, tags: list[str] | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file_id": file.id,
+        "name": file.name,
+        "folder_id": file.folder_id,
+        "size": file.size,
+        "mime_type": file.mime_type,
+        "scope": file.scope,
+    }
+    if tags is not None:
+        data["tags"] = tags
+    return data
+
+
+# --- read_file -------------------------------------------------------------------------------
+
+
+class ReadFileArguments(BaseModel):
+    file_id: str
+    offset: int = Field(default=0, ge=0, description="Character offset (character mode).")
+    limit: int | None = Field(default=None, ge=1, description="Characters to read.")
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line, 1-based; selects line mode."
+    )
+    line_count: int = Field(default=200, ge=1, le=MAX_LINES, description="Lines (line mode).")
+
+
+async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        if args.start_line is None:
+            file = await files.get(args.file_id)
+            window = await files.read_window(args.file_id, args.offset, args.limit)
+            return {
+                **describe(file),
+                "content": window.content,
+                "offset": window.offset,
+                "total_length": window.total_length,
+                "next_offset": window.next_offset,
+            }
+        file, text = await files.read_text(args.file_id)
+    lines = text.splitlines(keepends=True)
+    first = args.start_line - 1
+    chosen = lines[first : first + args.line_count]
+    end_line = first + len(chosen)
+    return {
+        **describe(file),
+        "content": "".join(chosen),
+        "start_line": args.start_line,
+        "total_lines": len(lines),
+        "total_length": len(text),
+        "next_start_line": end_line + 1 if end_line < len(lines) else None,
+    }
+
+
+# --- list_files ------------------------------------------------------------------------------
+
+
+class ListFilesArguments(BaseModel):
+    folder_id: str | None = Field(default=None, description="'root' for the top level.")
+    tags: list[str] = Field(default_factory=list, description="Files having all these tags.")
+    search: str | None = Field(default=None, description="Part of the file name.")
+    limit: int = Field(default=50, ge=1, le=500)
+    offset: int = Field(default=0, ge=0)
+
+
+async def list_files(args: ListFilesArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        listing = await files.list(
+            folder_id=args.folder_id,
+            tags=args.tags,
+            search=args.search,
+            limit=args.limit,
+            offset=args.offset,
+        )
+        tags = await files.tags_of(f.id for f in listing.files)
+    return {
+        "files": [describe(f, tags[f.id]) for f in listing.files],
+        "total": listing.total,
+        "offset": args.offset,
+        "next_offset": args.offset + len(listing.files)
+        if args.offset + len(listing.files) < listing.total
+        else None,
+    }
+
+
+# --- search_in_file_content ------------------------------------------------------------------
+
+
+class SearchInFileContentArguments(BaseModel):
+    query: str = Field(min_length=1, max_length=500)
+    file_ids: list[str] = Field(default_factory=list, description="Only these files.")
+    folder_id: str | None = None
+    case_sensitive: bool = False
+    max_matches: int = Field(default=50, ge=1, le=500)
+
+
+async def search_in_file_content(
+    args: SearchInFileContentArguments, context: ToolContext
+) -> dict[str, Any]:
+    needle = args.query if args.case_sensitive else args.query.lower()
+    matches: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    async with file_service(context) as files:
+        if args.file_ids:
+            candidates = [await files.get(file_id) for file_id in args.file_ids]
+        else:
+            listing = await files.list(folder_id=args.folder_id, limit=MAX_SEARCH_FILES)
+            candidates = listing.files
+        for file in candidates:
+            if file.size > MAX_SEARCH_FILE_BYTES:
+                skipped.append(file.name)
+                continue
+            try:
+                text = decode_text(files.blobs.read_bytes(file.sha256), file.mime_type)
+            except InvalidInputError:
+                continue  # not text; document readers handle those
+            for number, line in enumerate(text.splitlines(), start=1):
+                haystack = line if args.case_sensitive else line.lower()
+                if needle in haystack:
+                    matches.append(
+                        {
+                            "file_id": file.id,
+                            "name": file.name,
+                            "line": number,
+                            "text": line[:MAX_MATCH_LINE_CHARS],
+                        }
+                    )
+                    if len(matches) >= args.max_matches:
+                        break
+            if len(matches) >= args.max_matches:
+                break
+    return {
+        "matches": matches,
+        "searched_files": len(candidates),
+        "limit_reached": len(matches) >= args.max_matches,
+        "skipped_large_files": skipped,
+    }
+
+
+# --- write_file ------------------------------------------------------------------------------
+
+
+class WriteMode(StrEnum):
+    create = "create"
+    append = "append"
+    overwrite = "overwrite"
+
+
+class WriteFileArguments(BaseModel):
+    content: str
+    mode: WriteMode = WriteMode.create
+    name: str | None = Field(default=None, description="File name (create; or to find the file).")
+    file_id: str | None = Field(default=None, description="The file to append to or overwrite.")
+    folder_id: str | None = None
+
+    @model_validator(mode="after")
+    def _target(self) -> WriteFileArguments:
+        if self.mode is WriteMode.create and not self.name:
+            raise ValueError("mode 'create' needs a name")
+        if self.mode is not WriteMode.create and not (self.file_id or self.name):
+            raise ValueError(f"mode {self.mode.value!r} needs a file_id or a name")
+        return self
+
+
+async def _find_by_name(files: FileService, name: str, folder_id: str | None) -> File:
+    listing = await files.list(folder_id=folder_id or "root", search=name, limit=500)
+    for file in listing.files:
+        if file.name == name and file.owner_id == files.context.user_id:
+            return file
+    raise NotFoundError(f"no file named {name!r} in that folder; create it with mode 'create'")
+
+
+async def write_file(args: WriteFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        if args.mode is WriteMode.create:
+            try:
+                file = await files.write_text(
+                    args.name or "",
+                    args.content,
+                    folder_id=args.folder_id,
+                    on_conflict=OnConflict.fail,
+                )
+            except ConflictError as error:
+                raise ConflictError(
+                    f"{error.detail}; use mode 'overwrite' or 'append', or another name"
+                ) from error
+        else:
+            target = (
+                await files.get(args.file_id)
+                if args.file_id
+                else await _find_by_name(files, args.name or "", args.folder_id)
+            )
+            text = args.content
+            if args.mode is WriteMode.append:
+                text = (await files.read_text(target.id))[1] + args.content
+            file = await files.replace_content(target.id, text.encode())
+        await files.commit()
+        return {**describe(file), "mode": args.mode.value, "written_characters": len(args.content)}
+
+
+# --- changes by id ---------------------------------------------------------------------------
+
+
+class FileIdArguments(BaseModel):
+    file_id: str
+
+
+async def delete_file(args: FileIdArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        file = await files.get(args.file_id)
+        name = file.name
+        await files.delete(args.file_id)
+        await files.commit()
+    return {"deleted": True, "file_id": args.file_id, "name": name}
+
+
+class RenameFileArguments(BaseModel):
+    file_id: str
+    new_name: str
+
+
+async def rename_file(args: RenameFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        file = await files.rename(args.file_id, args.new_name)
+        await files.commit()
+        return describe(file)
+
+
+class MoveFileArguments(BaseModel):
+    file_id: str
+    folder_id: str | None = Field(description="Target folder; null or 'root' for the top level.")
+
+
+async def move_file(args: MoveFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        file = await files.move(args.file_id, args.folder_id)
+        await files.commit()
+        return describe(file)
+
+
+class TagMode(StrEnum):
+    set = "set"
+    add = "add"
+    remove = "remove"
+
+
+class TagFileArguments(BaseModel):
+    file_id: str
+    tags: list[str]
+    mode: TagMode = TagMode.set
+
+
+async def tag_file(args: TagFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        current = set((await files.tags_of([(await files.get(args.file_id)).id]))[args.file_id])
+        wanted = {
+            TagMode.set: set(args.tags),
+            TagMode.add: current | set(args.tags),
+            TagMode.remove: current - set(args.tags),
+        }[args.mode]
+        tags = await files.set_tags(args.file_id, sorted(wanted))
+        await files.commit()
+    return {"file_id": args.file_id, "tags": tags}
+
+
+class CopyFileArguments(BaseModel):
+    file_id: str
+    folder_id: str | None = None
+    name: str | None = None
+
+
+async def copy_file(args: CopyFileArguments, context: ToolContext) -> dict[str, Any]:
+    async with file_service(context) as files:
+        copy = await files.copy(args.file_id, folder_id=args.folder_id, name=args.name)
+        await files.commit()
+        return {**describe(copy), "copied_from": args.file_id}
+
+
+class ReplaceInFileArguments(BaseModel):
+    file_id: str
+    search: str = Field(min_length=1)
+    replacement: str
+    regex: bool = False
+    count: int = Field(default=0, ge=0, description="Replace at most this many; 0 = all.")
+
+
+async def replace_in_file(args: ReplaceInFileArguments, context: ToolContext) -> dict[str, Any]:
+    try:
+        pattern = re.compile(args.search if args.regex else re.escape(args.search))
+    except re.error as error:
+        raise InvalidInputError(f"search is not a valid regular expression: {error}") from error
+    async with file_service(context) as files:
+        _, text = await files.read_text(args.file_id)
+        new_text, replaced = pattern.subn(args.replacement, text, count=args.count)
+        if replaced == 0:
+            raise InvalidInputError(f"{args.search!r} does not occur in the file; nothing changed")
+        file = await files.replace_content(args.file_id, new_text.encode())
+        await files.commit()
+        return {**describe(file), "replacements": replaced}
+
+
+TOOLS: list[Tool] = [
+    Tool("read_file", "Read a text file: a character window (offset/limit) or lines "
+         "(start_line/line_count); always reports the total length.",
+         ReadFileArguments, read_file, read_only=True),
+    Tool("list_files", "List workspace files, filtered by folder, tags and name.",
+         ListFilesArguments, list_files, read_only=True),
+    Tool("search_in_file_content", "Find lines containing a text in workspace text files.",
+         SearchInFileContentArguments, search_in_file_content, read_only=True),
+    Tool("write_file", "Create a text file, or append to / overwrite an existing one.",
+         WriteFileArguments, write_file),
+    Tool("delete_file", "Delete a file.", FileIdArguments, delete_file),
+    Tool("rename_file", "Rename a file.", RenameFileArguments, rename_file),
+    Tool("move_file", "Move a file to another folder.", MoveFileArguments, move_file),
+    Tool("tag_file", "Set, add or remove tags of a file.", TagFileArguments, tag_file),
+    Tool("copy_file", "Make an independent copy of a file.", CopyFileArguments, copy_file),
+    Tool("replace_in_file", "Replace text (or a regular expression) in a text file.",
+         ReplaceInFileArguments, replace_in_file),
+]  # fmt: skip
