@@ -1,0 +1,33 @@
+"""How tools reach workspace and workflow services: the same services, with the same tenant
+checks, as the HTTP API — built from the run's request context, never from model arguments."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from agentur.tools.tool import ToolContext
+from agentur.workflows.service import WorkflowService
+from agentur.workspace.files import FileService
+from agentur.workspace.folders import FolderService
+
+
+@asynccontextmanager
+async def file_service(context: ToolContext) -> AsyncIterator[FileService]:
+    """A FileService on its own session. Writers call `service.commit()` before returning."""
+    runtime = context.runtime
+    async with runtime.database.session() as session:
+        yield FileService(session, runtime.blobs, context.request, runtime.workspace_limits)
+
+
+@asynccontextmanager
+async def folder_service(context: ToolContext) -> AsyncIterator[FolderService]:
+    runtime = context.runtime
+    async with runtime.database.session() as session:
+        yield FolderService(session, context.request, runtime.settings.max_name_length)
+
+
+@asynccontextmanager
+async def workflow_service(context: ToolContext) -> AsyncIterator[WorkflowService]:
+    async with context.runtime.database.session() as session:
+        yield WorkflowService(session, context.request)
