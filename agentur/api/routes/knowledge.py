@@ -1,0 +1,131 @@
+"""/v1/knowledge/search and the per-file index endpoints (K1–K3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, status
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, SessionDep
+from agentur.knowledge.search_legs import SearchFilters
+from agentur.knowledge.store import knowledge_store
+from agentur.storage.models.knowledge import FileContentIndex
+from agentur.workspace.scopes import Scope
+
+router = APIRouter(tags=["knowledge"])
+
+
+class SearchIn(BaseModel):
+    query: str = Field(min_length=1, max_length=2_000)
+    limit: int = Field(default=10, ge=1)
+    scopes: list[Scope] | None = None
+    file_ids: list[str] | None = Field(default=None, max_length=1_000)
+    content_types: list[str] | None = None
+
+
+class HitOut(BaseModel):
+    chunk_id: int
+    file_id: str
+    file_name: str
+    scope: str
+    text: str
+    heading_path: list[str]
+    content_type: str
+    page: int | None
+    start: int
+    end: int
+    score: float
+    legs: list[str]
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+    legs: list[str] = Field(description="The retrieval legs that ran: lexical, vector.")
+    vector_error: str | None = Field(description="Why the vector leg did not run, if it did not.")
+
+
+class IndexOut(BaseModel):
+    file_id: str
+    status: str
+    error: str | None = None
+    scope: str | None = None
+    format: str | None = None
+    chunk_count: int = 0
+    embedding_model: str | None = None
+    embedding_error: str | None = None
+    is_neutralized: bool = False
+    neutralization_status: str | None = None
+    summary: dict[str, Any] | None = None
+    structure: dict[str, Any] | None = None
+    indexed_at: datetime | None = None
+
+
+@router.post("/knowledge/search")
+async def search_knowledge(
+    body: SearchIn, runtime: RuntimeDep, session: SessionDep, context: ContextDep
+) -> SearchOut:
+    store = knowledge_store(runtime)
+    result = await store.search.search(
+        session,
+        body.query,
+        context,
+        limit=body.limit,
+        filters=SearchFilters(
+            scopes=[s.value for s in body.scopes] if body.scopes is not None else None,
+            file_ids=body.file_ids,
+            content_types=body.content_types,
+        ),
+    )
+    return SearchOut(
+        hits=[_hit(hit) for hit in result.hits],
+        legs=result.legs,
+        vector_error=result.vector_error,
+    )
+
+
+def _hit(hit: Any) -> HitOut:
+    return HitOut(**{name: getattr(hit, name) for name in HitOut.model_fields})
+
+
+def _index_out(file_id: str, index: FileContentIndex | None) -> IndexOut:
+    if index is None:
+        return IndexOut(file_id=file_id, status="pending")
+    return IndexOut(
+        file_id=file_id,
+        status=index.status,
+        error=index.error,
+        scope=index.scope,
+        format=index.format,
+        chunk_count=index.chunk_count,
+        embedding_model=index.embedding_model,
+        embedding_error=index.embedding_error,
+        is_neutralized=index.is_neutralized,
+        neutralization_status=index.neutralization_status,
+        summary=index.summary,
+        structure=index.structure,
+        indexed_at=index.indexed_at,
+    )
+
+
+@router.get("/files/{file_id}/index")
+async def get_file_index(file_id: str, files: FileServiceDep) -> IndexOut:
+    """Structure and status of a file's index; 404 for files the caller may not see."""
+    file = await files.get(file_id)
+    index = await files.session.scalar(
+        select(FileContentIndex).where(FileContentIndex.file_id == file.id)
+    )
+    return _index_out(file.id, index)
+
+
+@router.post("/files/{file_id}/reindex", status_code=status.HTTP_202_ACCEPTED)
+async def reindex_file(file_id: str, runtime: RuntimeDep, files: FileServiceDep) -> IndexOut:
+    """Queue the file for re-indexing; the background worker picks it up."""
+    file = await files.get(file_id)
+    store = knowledge_store(runtime)
+    index = await store.indexer.request_reindex(files.session, file)
+    await files.session.commit()
+    store.worker.wake()
+    return _index_out(file.id, index)

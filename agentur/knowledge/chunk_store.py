@@ -1,0 +1,181 @@
+"""Writes and deletes a file's chunks with their lexical terms and vectors, per dialect.
+
+Everything here runs inside the caller's transaction, so a file's chunks, terms and vectors
+appear (or vanish) together.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.storage.models.knowledge import ContentChunk
+
+GLOBAL_PARTITION = "global"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    ordinal: int
+    text: str
+    heading_path: list[str]
+    content_type: str
+    page: int | None
+    start: int
+    end: int
+    language: str
+    terms: str
+    vector: list[float] | None
+
+
+def vector_table(dims: int) -> str:
+    return f"knowledge_vec_{int(dims)}"
+
+
+def partition_of(mandate_id: str, scope: str) -> str:
+    """Vectors are partitioned by tenant; global files sit in a partition everyone searches."""
+    return GLOBAL_PARTITION if scope == "global" else mandate_id
+
+
+def is_sqlite(session: AsyncSession) -> bool:
+    return session.bind.dialect.name == "sqlite"
+
+
+async def ensure_vector_storage(session: AsyncSession, dims: int) -> None:
+    """Create the per-dimension vector table (SQLite) or HNSW index (PostgreSQL) if missing."""
+    dims = int(dims)
+    if is_sqlite(session):
+        await session.execute(
+            text(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vector_table(dims)} USING vec0("
+                f"part text partition key, embedding float[{dims}] distance_metric=cosine)"
+            )
+        )
+    else:
+        await session.execute(
+            text(
+                f"CREATE INDEX IF NOT EXISTS ix_knowledge_chunks_hnsw_{dims} ON knowledge_chunks "
+                f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) "
+                f"WHERE embedding_dims = {dims}"
+            )
+        )
+
+
+async def sqlite_vector_tables(session: AsyncSession) -> list[int]:
+    rows = await session.execute(
+        text("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'knowledge_vec_%'")
+    )
+    return [
+        int(name.rsplit("_", 1)[1]) for (name,) in rows if re.fullmatch(r"knowledge_vec_\d+", name)
+    ]
+
+
+async def delete_file_chunks(session: AsyncSession, file_id: str) -> None:
+    if is_sqlite(session):
+        rows = (
+            await session.execute(
+                select(ContentChunk.id, ContentChunk.embedding_dims).where(
+                    ContentChunk.file_id == file_id
+                )
+            )
+        ).all()
+        ids = [row.id for row in rows]
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ",".join(str(int(i)) for i in batch)
+            await session.execute(
+                text(f"DELETE FROM knowledge_chunks_fts WHERE rowid IN ({marks})")
+            )
+            for dims in {row.embedding_dims for row in rows if row.embedding_dims}:
+                await session.execute(
+                    text(f"DELETE FROM {vector_table(dims)} WHERE rowid IN ({marks})")
+                )
+    await session.execute(delete(ContentChunk).where(ContentChunk.file_id == file_id))
+
+
+async def insert_chunks(
+    session: AsyncSession,
+    *,
+    file_id: str,
+    mandate_id: str,
+    scope: str,
+    rows: Sequence[ChunkRow],
+    embedding_model: str | None,
+) -> None:
+    if not rows:
+        return
+    dims = next((len(r.vector) for r in rows if r.vector), None)
+    if dims:
+        await ensure_vector_storage(session, dims)
+    chunks = [
+        ContentChunk(
+            file_id=file_id,
+            mandate_id=mandate_id,
+            scope=scope,
+            ordinal=row.ordinal,
+            text=row.text,
+            heading_path=row.heading_path,
+            content_type=row.content_type,
+            page=row.page,
+            start_offset=row.start,
+            end_offset=row.end,
+            language=row.language,
+            embedding_model=embedding_model if row.vector else None,
+            embedding_dims=len(row.vector) if row.vector else None,
+        )
+        for row in rows
+    ]
+    session.add_all(chunks)
+    await session.flush()
+    if is_sqlite(session):
+        await session.execute(
+            text("INSERT INTO knowledge_chunks_fts(rowid, terms) VALUES (:id, :terms)"),
+            [{"id": c.id, "terms": r.terms} for c, r in zip(chunks, rows, strict=True)],
+        )
+        vectors = [
+            {"id": c.id, "part": partition_of(mandate_id, scope), "v": json.dumps(r.vector)}
+            for c, r in zip(chunks, rows, strict=True)
+            if r.vector
+        ]
+        if vectors:
+            await session.execute(
+                text(
+                    f"INSERT INTO {vector_table(dims or 0)}(rowid, part, embedding) "
+                    "VALUES (:id, :part, :v)"
+                ),
+                vectors,
+            )
+        return
+    await session.execute(
+        text(
+            "UPDATE knowledge_chunks SET tsv = to_tsvector('simple', :terms), "
+            "embedding = CAST(:v AS vector) WHERE id = :id"
+        ),
+        [
+            {"id": c.id, "terms": r.terms, "v": json.dumps(r.vector) if r.vector else None}
+            for c, r in zip(chunks, rows, strict=True)
+        ],
+    )
+
+
+async def sweep_orphans(session: AsyncSession) -> None:
+    """SQLite only: terms and vectors of chunks removed by a file delete's cascade."""
+    if not is_sqlite(session):
+        return
+    await session.execute(
+        text(
+            "DELETE FROM knowledge_chunks_fts WHERE rowid NOT IN (SELECT id FROM knowledge_chunks)"
+        )
+    )
+    for dims in await sqlite_vector_tables(session):
+        await session.execute(
+            text(
+                f"DELETE FROM {vector_table(dims)} "
+                "WHERE rowid NOT IN (SELECT id FROM knowledge_chunks)"
+            )
+        )

@@ -1,0 +1,181 @@
+"""`build_agent_context` (K4): one formatted block in six layers, each within its token budget.
+
+1. known files (from this workflow's round memory), 2. scoped search instance → personal →
+mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
+6. cross-workflow hints. Everything is filtered by the caller's tenant and visibility. The prompt
+is embedded once; when that fails the block is empty (never an exception), as K4 demands.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.context import RequestContext
+from agentur.knowledge.embedding import EmbeddingUnavailable
+from agentur.knowledge.memory import RoundMemoryService, WorkflowMemoryService
+from agentur.knowledge.search import VECTOR, KnowledgeSearch
+from agentur.knowledge.search_legs import SearchFilters
+from agentur.storage.models import File
+from agentur.storage.models.knowledge import FileContentIndex
+from agentur.workspace.scopes import Scope, visible_files
+
+logger = logging.getLogger(__name__)
+
+CHARS_PER_TOKEN = 4
+# Share of the total budget per layer, in K4's order.
+LAYER_SHARES = (0.10, 0.40, 0.15, 0.10, 0.15, 0.10)
+SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
+HITS_PER_SCOPE = 4
+MIN_ROUND_SIMILARITY = 0.3
+MIN_HINT_SIMILARITY = 0.5
+
+
+@dataclass
+class Layer:
+    title: str
+    budget_chars: int
+    lines: list[str]
+    used: int = 0
+
+    def add(self, line: str) -> bool:
+        line = " ".join(line.split()) if "\n" not in line else line.strip()
+        room = self.budget_chars - self.used
+        if room <= 20:
+            return False
+        if len(line) > room:
+            line = line[: room - 1] + "…"
+        self.lines.append(line)
+        self.used += len(line) + 1
+        return True
+
+    def render(self) -> str:
+        return f"### {self.title}\n" + "\n".join(self.lines) if self.lines else ""
+
+
+class AgentContextBuilder:
+    def __init__(
+        self,
+        search: KnowledgeSearch,
+        rounds: RoundMemoryService,
+        facts: WorkflowMemoryService,
+        budget_tokens: int,
+    ) -> None:
+        self.search = search
+        self.rounds = rounds
+        self.facts = facts
+        self.budget_tokens = budget_tokens
+
+    async def build(
+        self,
+        session: AsyncSession,
+        prompt: str,
+        context: RequestContext,
+        *,
+        workflow_id: str | None = None,
+    ) -> str:
+        if not prompt.strip() or self.budget_tokens <= 0:
+            return ""
+        try:
+            embedded = await self.search.embedder.embed_query(
+                prompt[:2_000], context, workflow_id=workflow_id
+            )
+        except EmbeddingUnavailable as error:
+            logger.info("no RAG block: %s", error)
+            return ""
+        vector, model = embedded.vectors[0], embedded.model
+        total = self.budget_tokens * CHARS_PER_TOKEN
+        titles = (
+            "Known files",
+            "Relevant documents",
+            "Earlier rounds",
+            "Workflow facts",
+            "Shared mandate documents",
+            "Hints from other workflows",
+        )
+        layers = [Layer(t, int(total * s), []) for t, s in zip(titles, LAYER_SHARES, strict=True)]
+        rounds = (
+            await self.rounds.rounds(session, context, workflow_id=workflow_id)
+            if workflow_id
+            else []
+        )
+        seen_files = await self._known_files(session, context, rounds, layers[0])
+        await self._scoped_search(session, prompt, context, vector, workflow_id, layers[1])
+        for score, row in self.rounds.rank(rounds, vector, model, MIN_ROUND_SIMILARITY)[:5]:
+            layers[2].add(f"- round {row.round_index} ({score:.2f}): {row.text}")
+        if workflow_id:
+            for fact in (await self.facts.list(session, context, workflow_id))[:20]:
+                layers[3].add(f"- {fact.kind} {fact.key}: {fact.value}")
+        await self._shared_documents(session, context, seen_files, layers[4])
+        if workflow_id:
+            others = await self.rounds.rounds(session, context, other_workflows_of=workflow_id)
+            for score, row in self.rounds.rank(others, vector, model, MIN_HINT_SIMILARITY)[:3]:
+                layers[5].add(f"- workflow {row.workflow_id} ({score:.2f}): {row.text}")
+        body = "\n\n".join(part for part in (layer.render() for layer in layers) if part)
+        return f"## Knowledge context\n\n{body}" if body else ""
+
+    async def _known_files(
+        self, session: AsyncSession, context: RequestContext, rounds: list, layer: Layer
+    ) -> set[str]:
+        refs = list(dict.fromkeys(ref for row in rounds for ref in (row.file_refs or [])))
+        if not refs:
+            return set()
+        files = await session.execute(
+            select(File.id, File.name).where(File.id.in_(refs[:50]), visible_files(context))
+        )
+        seen = set()
+        for file_id, name in files:
+            seen.add(file_id)
+            layer.add(f"- {name} (file_id {file_id})")
+        return seen
+
+    async def _scoped_search(
+        self,
+        session: AsyncSession,
+        prompt: str,
+        context: RequestContext,
+        vector: list[float],
+        workflow_id: str | None,
+        layer: Layer,
+    ) -> None:
+        for scope in SCOPE_ORDER:
+            if scope is Scope.feature_instance and not context.feature_instance_id:
+                continue
+            result = await self.search.search(
+                session,
+                prompt[:2_000],
+                context,
+                limit=HITS_PER_SCOPE,
+                filters=SearchFilters(scopes=[scope.value]),
+                query_vector=vector,
+                legs=(VECTOR,),
+            )
+            for hit in result.hits:
+                where = " > ".join(hit.heading_path)
+                page = f", p. {hit.page}" if hit.page else ""
+                header = f"- [{hit.file_name}{page}{' — ' + where if where else ''}] "
+                if not layer.add(header + hit.text):
+                    return
+
+    async def _shared_documents(
+        self, session: AsyncSession, context: RequestContext, seen: set[str], layer: Layer
+    ) -> None:
+        rows = await session.execute(
+            select(File.id, File.name, FileContentIndex.summary)
+            .join(FileContentIndex, FileContentIndex.file_id == File.id)
+            .where(
+                File.mandate_id == context.mandate_id,
+                File.scope == Scope.mandate.value,
+                FileContentIndex.status == "indexed",
+            )
+            .order_by(FileContentIndex.indexed_at.desc())
+            .limit(10)
+        )
+        for file_id, name, summary in rows:
+            if file_id in seen:
+                continue
+            headings = ", ".join((summary or {}).get("headings", [])[:5])
+            layer.add(f"- {name}" + (f": {headings}" if headings else ""))

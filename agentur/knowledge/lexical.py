@@ -1,0 +1,104 @@
+"""Language-aware lexical terms, the same on both backends.
+
+Text is split into words, accents folded (`Zürich` → `zurich`), and each word indexed twice:
+folded as written and as its Snowball stem in the chunk's language (German, French, Italian,
+English; detected from stop words). Queries get the same treatment in the query's language and
+match any term (OR), so BM25 (SQLite) / ts_rank (PostgreSQL) ranks by how much matches. Longer
+query words also match as prefixes, which catches the head of German compounds
+(`Aufzug` → `Aufzugsanlage`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
+
+LANGUAGES = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
+SIMPLE = "simple"
+PREFIX_MIN_LENGTH = 5  # shorter query words match exactly only (prefixes would flood)
+MAX_QUERY_TERMS = 32
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split(" "))
+
+
+STOPWORDS: dict[str, frozenset[str]] = {
+    "de": _set(
+        "der die das und ist in zu den von mit sich des auf für nicht im dem ein eine als auch es "
+        "an wer wie was wo wann warum welche welcher welches wird werden hat haben sind war "
+        "bei aus nach oder um einer einem eines noch über so zum zur kann"
+    ),
+    "fr": _set(
+        "le la les et est un une des du de en que qui dans pour pas sur au aux avec ce cette "
+        "il elle ils sont ont par plus ou comment quel quelle quand pourquoi où"
+    ),
+    "it": _set(
+        "il lo la i gli le e è un una di da in con su per tra fra che non del della dei "
+        "sono come quale quando perché dove chi cosa"
+    ),
+    "en": _set(
+        "the a an and is are was were of to in on for with that this it as by at from or be "
+        "what who when where why how which has have do does did"
+    ),
+}
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ß", "ss")
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """The language code whose stop words occur most (ties and no evidence: `default`)."""
+    sample = words(text[:4_000])
+    counts = {code: sum(1 for w in sample if w in stops) for code, stops in STOPWORDS.items()}
+    best = max(counts, key=lambda code: (counts[code], code == default))
+    return best if counts[best] else (default if default in LANGUAGES else "en")
+
+
+@lru_cache(maxsize=8)
+def _stemmer(language: str) -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer(LANGUAGES.get(language, "english"))
+
+
+def index_terms(text: str, language: str) -> str:
+    """The space-separated terms stored for a chunk (folded words plus their stems)."""
+    raw = words(text)
+    stems = _stemmer(language).stemWords(raw)
+    terms: list[str] = []
+    for word, stem in zip(raw, stems, strict=True):
+        folded = fold(word)
+        terms.append(folded)
+        folded_stem = fold(stem)
+        if folded_stem != folded:
+            terms.append(folded_stem)
+    return " ".join(terms)
+
+
+def query_terms(query: str, language: str) -> list[tuple[str, bool]]:
+    """(term, is_prefix) pairs for a query, stop words removed, duplicates dropped."""
+    raw = [w for w in words(query) if w not in STOPWORDS.get(language, frozenset())] or words(query)
+    stems = _stemmer(language).stemWords(raw)
+    seen: dict[str, bool] = {}
+    for word, stem in zip(raw, stems, strict=True):
+        for term in (fold(word), fold(stem)):
+            if term and term not in seen:
+                seen[term] = len(term) >= PREFIX_MIN_LENGTH
+    return list(seen.items())[:MAX_QUERY_TERMS]
+
+
+def fts5_query(terms: list[tuple[str, bool]]) -> str:
+    return " OR ".join(f'"{t}"' + ("*" if prefix else "") for t, prefix in terms)
+
+
+def tsquery(terms: list[tuple[str, bool]]) -> str:
+    return " | ".join(f"'{t}'" + (":*" if prefix else "") for t, prefix in terms)

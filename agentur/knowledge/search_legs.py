@@ -1,0 +1,174 @@
+"""The two retrieval legs, per dialect, each already filtered by tenant, scope and filters.
+
+Visibility is the workspace's own rule: chunks are joined to their file and filtered with
+`visible_files(context)`, so search can never show what the file API would answer 404 for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import ColumnElement, column, literal_column, select, table, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.context import RequestContext
+from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite, vector_table
+from agentur.knowledge.lexical import fts5_query, query_terms, tsquery
+from agentur.storage.models import File
+from agentur.storage.models.knowledge import ContentChunk
+from agentur.workspace.scopes import visible_files
+
+# KNN rounds on SQLite: oversample, filter, and widen while filters ate too many hits.
+KNN_GROWTH = 4
+KNN_MAX = 4_000
+
+FTS = table("knowledge_chunks_fts", column("rowid"))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    scopes: Sequence[str] | None = None
+    file_ids: Sequence[str] | None = None
+    content_types: Sequence[str] | None = None
+    exclude_file_ids: Sequence[str] = field(default_factory=tuple)
+
+    def conditions(self, context: RequestContext) -> list[ColumnElement[bool]]:
+        found: list[ColumnElement[bool]] = [visible_files(context)]
+        if self.scopes is not None:
+            found.append(File.scope.in_(list(self.scopes)))
+        if self.file_ids is not None:
+            found.append(ContentChunk.file_id.in_(list(self.file_ids)))
+        if self.content_types is not None:
+            found.append(ContentChunk.content_type.in_(list(self.content_types)))
+        if self.exclude_file_ids:
+            found.append(ContentChunk.file_id.not_in(list(self.exclude_file_ids)))
+        return found
+
+
+async def lexical_leg(
+    session: AsyncSession,
+    query: str,
+    language: str,
+    context: RequestContext,
+    filters: SearchFilters,
+    limit: int,
+) -> list[int]:
+    terms = query_terms(query, language)
+    if not terms:
+        return []
+    conditions = filters.conditions(context)
+    if is_sqlite(session):
+        score = literal_column("bm25(knowledge_chunks_fts)")
+        statement = (
+            select(ContentChunk.id)
+            .select_from(FTS)
+            .join(ContentChunk, ContentChunk.id == FTS.c.rowid)
+            .join(File, File.id == ContentChunk.file_id)
+            .where(
+                text("knowledge_chunks_fts MATCH :fts_query").bindparams(
+                    fts_query=fts5_query(terms)
+                )
+            )
+            .where(*conditions)
+            .order_by(score)
+            .limit(limit)
+        )
+    else:
+        query_text = tsquery(terms)
+        statement = (
+            select(ContentChunk.id)
+            .join(File, File.id == ContentChunk.file_id)
+            .where(
+                text("knowledge_chunks.tsv @@ to_tsquery('simple', :ts_match)").bindparams(
+                    ts_match=query_text
+                )
+            )
+            .where(*conditions)
+            .order_by(
+                text(
+                    "ts_rank(knowledge_chunks.tsv, to_tsquery('simple', :ts_rank_query)) DESC"
+                ).bindparams(ts_rank_query=query_text)
+            )
+            .limit(limit)
+        )
+    return list((await session.execute(statement)).scalars())
+
+
+async def vector_leg(
+    session: AsyncSession,
+    vector: list[float],
+    model: str,
+    context: RequestContext,
+    filters: SearchFilters,
+    limit: int,
+) -> list[int]:
+    """Nearest chunks the caller may see. The index answers first (HNSW / vec0 KNN within the
+    caller's tenant partition plus global), the visibility filter runs on those candidates;
+    when it leaves fewer than `limit`, the candidate set grows."""
+    conditions = filters.conditions(context)
+    k = max(limit * KNN_GROWTH, 50)
+    while True:
+        candidates = await _knn(session, vector, model, context, k)
+        if not candidates:
+            return []
+        allowed = set(
+            (
+                await session.execute(
+                    select(ContentChunk.id)
+                    .join(File, File.id == ContentChunk.file_id)
+                    .where(ContentChunk.id.in_(candidates), *conditions)
+                )
+            ).scalars()
+        )
+        kept = [chunk_id for chunk_id in candidates if chunk_id in allowed]
+        # Fewer candidates than asked for: the partitions hold no more.
+        if len(kept) >= limit or len(candidates) < k or k >= KNN_MAX:
+            return kept[:limit]
+        k = min(k * KNN_GROWTH, KNN_MAX)
+
+
+async def _knn(
+    session: AsyncSession, vector: list[float], model: str, context: RequestContext, k: int
+) -> list[int]:
+    dims = len(vector)
+    if is_sqlite(session):
+        name = vector_table(dims)
+        exists = await session.scalar(
+            text("SELECT count(*) FROM sqlite_master WHERE name = :name"), {"name": name}
+        )
+        if not exists:
+            return []
+        rows = (
+            await session.execute(
+                text(
+                    # The KNN stays alone in its subquery (sqlite-vec plans `k = ?` there).
+                    f"SELECT near.rowid FROM (SELECT rowid, distance FROM {name} "
+                    "WHERE embedding MATCH :v AND k = :k AND part IN (:mine, :everyone)) AS near "
+                    "JOIN knowledge_chunks c ON c.id = near.rowid "
+                    "WHERE c.embedding_model = :model ORDER BY near.distance"
+                ),
+                {
+                    "v": json.dumps(vector),
+                    "k": k,
+                    "mine": context.mandate_id,
+                    "everyone": GLOBAL_PARTITION,
+                    "model": model,
+                },
+            )
+        ).all()
+        return [row[0] for row in rows]
+    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+    await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, min(k, 1000))}"))
+    # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
+    rows = await session.execute(
+        text(
+            f"SELECT id FROM knowledge_chunks WHERE embedding_dims = {int(dims)} "
+            "AND embedding_model = :model AND (mandate_id = :mine OR scope = 'global') "
+            f"ORDER BY embedding::vector({int(dims)}) <=> CAST(:v AS vector({int(dims)})) "
+            "LIMIT :k"
+        ),
+        {"v": json.dumps(vector), "k": k, "mine": context.mandate_id, "model": model},
+    )
+    return [row[0] for row in rows]

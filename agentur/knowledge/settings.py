@@ -1,0 +1,72 @@
+"""Settings of the knowledge store (env `AGENTUR_KNOWLEDGE_*`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agentur.config import PartSettings
+
+
+class KnowledgeSettings(PartSettings):
+    knowledge_local_embedding_model: Literal[
+        "multilingual-e5-small", "all-minilm-l6-v2", "none"
+    ] = Field(
+        default="multilingual-e5-small",
+        description="On-device embedding model of the `local` provider; `none` switches it off.",
+    )
+    knowledge_embedding_model: str = Field(
+        default="local:multilingual-e5-small",
+        description="Model id (`provider:name`) the store embeds chunks and queries with; empty: "
+        "no vectors (lexical search only). Changing it re-embeds every file.",
+    )
+    knowledge_chunk_size: int = Field(
+        default=1_200, ge=100, le=20_000, description="Largest chunk, in characters."
+    )
+    knowledge_chunk_overlap: int = Field(
+        default=120, ge=0, le=5_000, description="Characters shared by neighbouring chunks."
+    )
+    knowledge_table_max_chars: int = Field(
+        default=4_000,
+        ge=100,
+        description="Tables up to this size stay one chunk; larger ones split by rows.",
+    )
+    knowledge_embedding_batch: int = Field(
+        default=32, ge=1, le=2_048, description="Texts per embedding call while indexing."
+    )
+    knowledge_max_extract_bytes: int = Field(
+        default=50 * 1024 * 1024,
+        ge=1,
+        description="Larger files get an index with status `failed` instead of being parsed.",
+    )
+    knowledge_worker_poll_seconds: float = Field(
+        default=2.0, gt=0, description="How often the background indexer looks for new work."
+    )
+    knowledge_worker_lease_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="A file claimed longer ago than this by a worker that vanished is retried.",
+    )
+    knowledge_search_candidates: int = Field(
+        default=50, ge=1, le=1_000, description="Hits each search leg contributes to the fusion."
+    )
+    knowledge_max_search_limit: int = Field(
+        default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
+    )
+    knowledge_rrf_k: int = Field(
+        default=60, ge=1, description="Reciprocal rank fusion constant (score = Σ 1/(k + rank))."
+    )
+    knowledge_section_cache_size: int = Field(
+        default=64, ge=0, description="Extracted documents kept in memory for windowed reads."
+    )
+    knowledge_context_budget_tokens: int = Field(
+        default=2_000,
+        ge=0,
+        description="Tokens (≈ characters / 4) of the RAG block, split over its six layers.",
+    )
+    knowledge_worker_enabled: bool = Field(
+        default=True,
+        description="Run the background indexer inside `agentur serve` (off: run "
+        "`agentur index --worker` separately).",
+    )
