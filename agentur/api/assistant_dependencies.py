@@ -1,0 +1,89 @@
+"""Dependencies of the assistant routes: settings, the credentials box, the AI gateway, and
+the caller of visitor endpoints — a mandate API key, or a publishable visitor key that may
+only converse with its own assistant (any other assistant answers 404)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from agentur.ai.service import AiService
+from agentur.api.dependencies import RuntimeDep, SessionDep, get_request_context
+from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
+from agentur.assistant.credentials_box import CredentialsBox
+from agentur.assistant.rate_limit import SlidingWindowLimiter
+from agentur.assistant.settings import AssistantSettings
+from agentur.context import RequestContext, Role, resolve_language, resolve_timezone
+from agentur.errors import NotFoundError
+
+
+def get_assistant_settings() -> AssistantSettings:
+    # Read per request: cheap, and switching PREFLIGHT_* needs no code path of its own.
+    return AssistantSettings()
+
+
+AssistantSettingsDep = Annotated[AssistantSettings, Depends(get_assistant_settings)]
+
+
+def get_credentials_box(runtime: RuntimeDep, settings: AssistantSettingsDep) -> CredentialsBox:
+    return CredentialsBox.from_settings(settings.assistant_secret_key, runtime.settings.data_dir)
+
+
+def get_ai(runtime: RuntimeDep) -> AiService | None:
+    # The gateway hangs off the runtime when one is configured; None means no model at all.
+    return getattr(runtime, "ai", None)
+
+
+CredentialsBoxDep = Annotated[CredentialsBox, Depends(get_credentials_box)]
+AiDep = Annotated[AiService | None, Depends(get_ai)]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    context: RequestContext
+    visitor_key_id: str | None = None
+    visitor_assistant_id: str | None = None
+
+    def check_assistant(self, assistant_id: str) -> None:
+        if self.visitor_assistant_id is not None and self.visitor_assistant_id != assistant_id:
+            raise NotFoundError(f"assistant {assistant_id} not found")
+
+
+def _limiter(request: Request) -> SlidingWindowLimiter:
+    state = request.app.state
+    if not hasattr(state, "assistant_rate_limiter"):
+        state.assistant_rate_limiter = SlidingWindowLimiter()
+    return state.assistant_rate_limiter
+
+
+async def get_caller(
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    settings: AssistantSettingsDep,
+    authorization: Annotated[str | None, Header()] = None,
+    x_user_timezone: Annotated[str | None, Header()] = None,
+    accept_language: Annotated[str | None, Header()] = None,
+) -> Caller:
+    scheme, _, token = (authorization or "").partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and is_visitor_key(token):
+        visitor = await authenticate_visitor(session, token)
+        _limiter(request).check(visitor.key_id, settings.assistant_visitor_rate_per_minute)
+        context = RequestContext(
+            user_id=visitor.key_id,  # not a user id; fits user_id columns
+            mandate_id=visitor.mandate_id,
+            role=Role.viewer,
+            timezone=resolve_timezone(x_user_timezone),
+            language=resolve_language(accept_language, runtime.settings.default_language),
+        )
+        return Caller(context, visitor.key_id, visitor.assistant_id)
+    context = await get_request_context(
+        request, runtime, session, authorization, None, x_user_timezone, None, accept_language
+    )
+    return Caller(context)
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]

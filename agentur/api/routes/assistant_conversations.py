@@ -1,0 +1,210 @@
+"""/v1/assistants/{id}/conversations — what visitors use (publishable key or mandate key).
+
+`POST …/messages` streams Server-Sent Events (`thinking`, `chunk`, `sources`, `action`,
+`final`) when the client sends `Accept: text/event-stream`, else answers the final JSON.
+CORS answers only origins listed in the assistant's `allowed_origins`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request, Response, status
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from agentur.ai.service import AiService
+from agentur.api.assistant_dependencies import (
+    AiDep,
+    AssistantSettingsDep,
+    Caller,
+    CallerDep,
+    CredentialsBoxDep,
+)
+from agentur.api.dependencies import RuntimeDep, SessionDep
+from agentur.assistant.assistant_service import parse_definition
+from agentur.assistant.assistant_store import AssistantStore
+from agentur.assistant.conversation_service import ConversationService
+from agentur.assistant.credentials_box import CredentialsBox
+from agentur.assistant.events import TurnEvent
+from agentur.assistant.send_escalation_email import send_escalation_email
+from agentur.assistant.settings import AssistantSettings
+from agentur.errors import InvalidInputError, NotFoundError
+from agentur.runtime import Runtime
+from agentur.storage.models.assistant import Assistant
+
+router = APIRouter(prefix="/assistants", tags=["assistant conversations"])
+CORS_METHODS = "GET, POST, OPTIONS"
+CORS_HEADERS = "Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone"
+
+
+class MessageIn(BaseModel):
+    text: str = Field(min_length=1)
+
+
+class EscalationIn(BaseModel):
+    help_desk: str | None = None
+    email: str | None = Field(default=None, max_length=320)
+    text: str = Field(min_length=1, max_length=10_000)
+
+
+async def _cors(session: SessionDep, request: Request, assistant_id: str) -> dict[str, str]:
+    """CORS headers when the request's Origin is allowed for this assistant (else none)."""
+    origin = request.headers.get("origin")
+    if not origin:
+        return {}
+    definition = await session.scalar(
+        select(Assistant.definition).where(Assistant.id == assistant_id)
+    )
+    if not definition or origin not in definition.get("allowed_origins", []):
+        return {}
+    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
+
+
+@router.options("/{assistant_id}/conversations")
+@router.options("/{assistant_id}/conversations/{conversation_id}/{rest}")
+async def preflight(assistant_id: str, request: Request, session: SessionDep) -> Response:
+    headers = await _cors(session, request, assistant_id)
+    if headers:
+        headers |= {
+            "Access-Control-Allow-Methods": CORS_METHODS,
+            "Access-Control-Allow-Headers": CORS_HEADERS,
+            "Access-Control-Max-Age": "600",
+        }
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)
+
+
+def _service(
+    runtime: Runtime,
+    settings: AssistantSettings,
+    ai: AiService | None,
+    caller: Caller,
+    box: CredentialsBox,
+) -> ConversationService:
+    return ConversationService(runtime, settings, ai, caller.context, box)
+
+
+@router.post("/{assistant_id}/conversations", status_code=status.HTTP_201_CREATED)
+async def start_conversation(
+    assistant_id: str,
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    settings: AssistantSettingsDep,
+    ai: AiDep,
+    caller: CallerDep,
+    box: CredentialsBoxDep,
+) -> JSONResponse:
+    caller.check_assistant(assistant_id)
+    started = await _service(runtime, settings, ai, caller, box).start(assistant_id)
+    return JSONResponse(
+        started, status_code=201, headers=await _cors(session, request, assistant_id)
+    )
+
+
+def _sse(event: TurnEvent) -> str:
+    return (
+        f"event: {event.type}\ndata: {json.dumps(event.data, ensure_ascii=False, default=str)}\n\n"
+    )
+
+
+@router.post("/{assistant_id}/conversations/{conversation_id}/messages")
+async def send_message(
+    assistant_id: str,
+    conversation_id: str,
+    body: MessageIn,
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    settings: AssistantSettingsDep,
+    ai: AiDep,
+    caller: CallerDep,
+    box: CredentialsBoxDep,
+) -> Response:
+    caller.check_assistant(assistant_id)
+    headers = await _cors(session, request, assistant_id)
+    events = _service(runtime, settings, ai, caller, box).send(
+        assistant_id, conversation_id, body.text
+    )
+    # The first event comes after every lookup, so not-found and invalid input still become
+    # problem+json instead of a broken stream.
+    first = await anext(events)
+    if "text/event-stream" in request.headers.get("accept", ""):
+
+        async def stream() -> AsyncIterator[str]:
+            yield _sse(first)
+            async for event in events:
+                yield _sse(event)
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers=headers | {"Cache-Control": "no-store"},
+        )
+    collected = [first] + [event async for event in events]
+    final: dict[str, Any] = collected[-1].data  # carries the thinking events too
+    return JSONResponse(json.loads(json.dumps(final, default=str)), headers=headers)
+
+
+@router.get("/{assistant_id}/conversations/{conversation_id}/messages")
+async def history(
+    assistant_id: str,
+    conversation_id: str,
+    runtime: RuntimeDep,
+    settings: AssistantSettingsDep,
+    ai: AiDep,
+    caller: CallerDep,
+    box: CredentialsBoxDep,
+) -> list[dict[str, Any]]:
+    caller.check_assistant(assistant_id)
+    return await _service(runtime, settings, ai, caller, box).history(assistant_id, conversation_id)
+
+
+@router.post("/{assistant_id}/conversations/{conversation_id}/escalations")
+async def escalate_by_email(
+    assistant_id: str,
+    conversation_id: str,
+    body: EscalationIn,
+    request: Request,
+    session: SessionDep,
+    settings: AssistantSettingsDep,
+    caller: CallerDep,
+    runtime: RuntimeDep,
+    ai: AiDep,
+    box: CredentialsBoxDep,
+) -> JSONResponse:
+    """Sends the visitor's request to the help desk by e-mail; 503 and the other options when
+    e-mail is not configured or the SMTP server refused — never a claimed delivery."""
+    caller.check_assistant(assistant_id)
+    assistant = await AssistantStore(session, caller.context.mandate_id).get(assistant_id)
+    definition = parse_definition(assistant.definition)
+    desk = definition.help_desk(body.help_desk)
+    if desk is None:
+        raise NotFoundError(f"help desk {body.help_desk} not found")
+    messages = await _service(runtime, settings, ai, caller, box).history(
+        assistant_id, conversation_id
+    )
+    if body.email is not None and "@" not in body.email:
+        raise InvalidInputError("email: not an e-mail address")
+    transcript = "\n".join(f"{m['role']}: {m['text']}" for m in messages[-20:])
+    language = (
+        messages[-1]["data"]["language"]
+        if messages and messages[-1]["data"]
+        else definition.languages[0]
+    )
+    result = await send_escalation_email(
+        settings, desk, body.email, body.text, language, transcript
+    )
+    payload = {
+        "delivered": result.delivered,
+        "message": result.message,
+        "error": result.error,
+        "alternatives": result.alternatives,
+    }
+    code = status.HTTP_200_OK if result.delivered else status.HTTP_503_SERVICE_UNAVAILABLE
+    return JSONResponse(
+        payload, status_code=code, headers=await _cors(session, request, assistant_id)
+    )

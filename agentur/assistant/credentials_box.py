@@ -1,0 +1,45 @@
+"""Encrypts API-catalog credentials at rest (Fernet: AES-128-CBC + HMAC-SHA256).
+
+The key comes from `AGENTUR_ASSISTANT_SECRET_KEY`, or from a key file created once in the data
+dir with mode 0600. Decrypted values only exist inside `call_api` while a request is built.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken
+
+from agentur.assistant.definition import ApiCredential
+from agentur.errors import AgenturError
+
+KEY_FILE = "assistant-secret.key"
+
+
+class CredentialsBox:
+    def __init__(self, key: str | bytes) -> None:
+        self._fernet = Fernet(key)
+
+    @classmethod
+    def from_settings(cls, secret_key: str | None, data_dir: Path) -> CredentialsBox:
+        if secret_key:
+            return cls(secret_key)
+        path = data_dir / KEY_FILE
+        if not path.exists():
+            data_dir.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(Fernet.generate_key())
+        return cls(path.read_bytes().strip())
+
+    def seal(self, credential: ApiCredential) -> str:
+        return self._fernet.encrypt(credential.model_dump_json().encode()).decode()
+
+    def open(self, token: str) -> ApiCredential:
+        try:
+            return ApiCredential.model_validate_json(self._fernet.decrypt(token.encode()))
+        except InvalidToken as error:
+            raise AgenturError(
+                "the stored API credential cannot be decrypted with this key"
+            ) from error

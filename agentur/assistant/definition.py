@@ -1,0 +1,289 @@
+"""The assistant definition: what `POST /v1/assistants` accepts and what the runtime reads.
+
+Pydantic models at the boundary; the whole definition is stored as one JSON document per
+assistant, so a definition round-trips unchanged. Catalog credentials are the exception: they
+are write-only here and stored encrypted beside the document (see `credentials_box`).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+LANGUAGES = ("en", "de", "fr", "it", "es")
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def short_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Strict(BaseModel):
+    # Unknown fields are errors: a typo in a definition must name the field, not vanish.
+    model_config = ConfigDict(extra="forbid")
+
+
+Id = Annotated[str, Field(default_factory=short_id, pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
+class Faq(Strict):
+    id: Id
+    question: str = Field(min_length=1, max_length=1_000)
+    answer: str = Field(min_length=1, max_length=20_000)
+    variants: list[str] = Field(default_factory=list, max_length=50)
+    keywords: list[str] = Field(default_factory=list, max_length=50)
+
+
+class Validation(Strict):
+    kind: Literal["text", "email", "number", "phone", "regex"] = "text"
+    pattern: str | None = None
+    min: float | None = None
+    max: float | None = None
+    max_length: int = Field(default=500, ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> Validation:
+        if self.kind == "regex":
+            if not self.pattern:
+                raise ValueError("a regex validation needs a pattern")
+            try:
+                re.compile(self.pattern)
+            except re.error as error:
+                raise ValueError(f"pattern does not compile: {error}") from error
+        return self
+
+
+class SayStep(Strict):
+    kind: Literal["say"]
+    id: Id
+    text: str = Field(min_length=1)
+
+
+class AskStep(Strict):
+    kind: Literal["ask"]
+    id: Id
+    prompt: str = Field(min_length=1)
+    variable: str = Field(pattern=r"^[a-z_][a-z0-9_]{0,63}$")
+    validation: Validation = Field(default_factory=Validation)
+    error_message: str = "That does not look right. Please try again."
+
+
+class ChoiceOption(Strict):
+    label: str = Field(min_length=1)
+    value: str = Field(min_length=1)
+    next_step: str | None = None  # a step id; None continues with the next step
+
+
+class ChoiceStep(Strict):
+    kind: Literal["choice"]
+    id: Id
+    prompt: str = Field(min_length=1)
+    variable: str = Field(pattern=r"^[a-z_][a-z0-9_]{0,63}$")
+    options: list[ChoiceOption] = Field(min_length=1, max_length=20)
+
+
+class CallApiStep(Strict):
+    kind: Literal["call_api"]
+    id: Id
+    endpoint: str
+    # Values are templates over the flow's variables, e.g. {"order_id": "{order}"}.
+    path_params: dict[str, str] = Field(default_factory=dict)
+    query: dict[str, str] = Field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    result_variable: str = Field(default="result", pattern=r"^[a-z_][a-z0-9_]{0,63}$")
+    # Dotted path into the JSON response copied into the variable (None: the whole text).
+    result_path: str | None = None
+    error_message: str = "The service is not reachable right now."
+
+
+class HandoffStep(Strict):
+    kind: Literal["handoff"]
+    id: Id
+    help_desk: str  # a help desk id or name
+
+
+FlowStep = Annotated[
+    SayStep | AskStep | ChoiceStep | CallApiStep | HandoffStep, Field(discriminator="kind")
+]
+
+
+class Flow(Strict):
+    id: Id
+    name: str = Field(min_length=1, max_length=200)
+    trigger_examples: list[str] = Field(default_factory=list, max_length=50)
+    keywords: list[str] = Field(default_factory=list, max_length=50)
+    steps: list[FlowStep] = Field(min_length=1, max_length=100)
+
+    @model_validator(mode="after")
+    def _targets_exist(self) -> Flow:
+        ids = [step.id for step in self.steps]
+        if len(set(ids)) != len(ids):
+            raise ValueError("step ids must be unique within a flow")
+        for step in self.steps:
+            if isinstance(step, ChoiceStep):
+                for option in step.options:
+                    if option.next_step and option.next_step not in ids:
+                        raise ValueError(f"choice option names unknown step {option.next_step!r}")
+        return self
+
+
+class OpeningHours(Strict):
+    timezone: str = "UTC"
+    # {"mon": ["08:00-12:00", "13:00-17:00"], …}; a missing day is closed.
+    days: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except Exception as error:
+            raise ValueError(f"unknown time zone {value!r}") from error
+        return value
+
+    @field_validator("days")
+    @classmethod
+    def _ranges(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for day, ranges in value.items():
+            if day not in WEEKDAYS:
+                raise ValueError(f"unknown weekday {day!r}; use {', '.join(WEEKDAYS)}")
+            for item in ranges:
+                if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d", item):
+                    raise ValueError(f"opening range {item!r} is not HH:MM-HH:MM")
+        return value
+
+
+class EscalationOption(Strict):
+    kind: Literal["email", "phone", "chat"]
+    label: str = ""
+    address: str = Field(min_length=1, description="E-mail address, phone number or chat queue")
+    # Options without hours are always available (e.g. e-mail).
+    hours: OpeningHours | None = None
+
+
+class HelpDesk(Strict):
+    id: Id
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    options: list[EscalationOption] = Field(min_length=1, max_length=10)
+
+
+class ApiEndpoint(Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "GET"
+    path: str = Field(pattern=r"^/[A-Za-z0-9_.~/{}-]*$", max_length=500)
+    description: str = ""
+    # Per path parameter a regex its value must match in full (default: a safe token).
+    path_params: dict[str, str] = Field(default_factory=dict)
+    query_params: list[str] = Field(default_factory=list)
+    body_schema: dict[str, Any] | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _no_traversal(cls, value: str) -> str:
+        if "//" in value or any(part in (".", "..") for part in value.split("/")):
+            raise ValueError("path template must not contain '//', '.' or '..' segments")
+        return value
+
+
+class ApiCredential(Strict):
+    kind: Literal["bearer", "header", "query"] = "bearer"
+    name: str = "Authorization"  # header or query parameter name
+    value: str = Field(min_length=1)
+
+
+class ApiCatalog(Strict):
+    base_url: str = Field(pattern=r"^https?://[^/?#@\s]+(/[^?#@\s]*)?$")
+    endpoints: list[ApiEndpoint] = Field(default_factory=list, max_length=100)
+    # Write-only: accepted here, encrypted at rest, never returned or shown to a model.
+    credential: ApiCredential | None = None
+
+    @model_validator(mode="after")
+    def _unique(self) -> ApiCatalog:
+        names = [endpoint.name for endpoint in self.endpoints]
+        if len(set(names)) != len(names):
+            raise ValueError("endpoint names must be unique")
+        return self
+
+
+class PreflightThresholds(Strict):
+    flow: float = Field(default=0.8, ge=0, le=1)
+    faq: float = Field(default=0.8, ge=0, le=1)
+    person_request: float = Field(default=0.8, ge=0, le=1)
+    help_desk: float = Field(default=0.6, ge=0, le=1)
+    reasoning_level: float = Field(default=0.5, ge=0, le=1)
+    frustration_level: float = Field(default=0.5, ge=0, le=1)
+    language: float = Field(default=0.6, ge=0, le=1)
+
+
+class KnowledgeScope(Strict):
+    folder_ids: list[str] = Field(default_factory=list)
+    file_ids: list[str] = Field(default_factory=list)
+    scopes: list[Literal["personal", "feature_instance", "mandate", "global"]] = Field(
+        default_factory=lambda: ["mandate", "global"]
+    )
+
+
+class AssistantDefinition(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    instructions: str = Field(default="", max_length=20_000)
+    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    knowledge: KnowledgeScope = Field(default_factory=KnowledgeScope)
+    faqs: list[Faq] = Field(default_factory=list, max_length=1_000)
+    flows: list[Flow] = Field(default_factory=list, max_length=200)
+    help_desks: list[HelpDesk] = Field(default_factory=list, max_length=50)
+    api_catalog: ApiCatalog | None = None
+    preflight_thresholds: PreflightThresholds = Field(default_factory=PreflightThresholds)
+    allowed_origins: list[str] = Field(default_factory=list, description="CORS for visitors")
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value: list[str]) -> list[str]:
+        unknown = [code for code in value if code not in LANGUAGES]
+        if unknown:
+            raise ValueError(f"unsupported languages {unknown}; use {', '.join(LANGUAGES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _references(self) -> AssistantDefinition:
+        for group, items in (
+            ("faqs", self.faqs),
+            ("flows", self.flows),
+            ("help_desks", self.help_desks),
+        ):
+            ids = [item.id for item in items]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"{group}: ids must be unique")
+        desks = {desk.id for desk in self.help_desks} | {desk.name for desk in self.help_desks}
+        endpoints = {e.name for e in self.api_catalog.endpoints} if self.api_catalog else set()
+        for flow in self.flows:
+            for step in flow.steps:
+                if isinstance(step, HandoffStep) and step.help_desk not in desks:
+                    raise ValueError(f"flow {flow.name!r}: unknown help desk {step.help_desk!r}")
+                if isinstance(step, CallApiStep) and step.endpoint not in endpoints:
+                    raise ValueError(f"flow {flow.name!r}: unknown API endpoint {step.endpoint!r}")
+        return self
+
+    def public(self) -> dict[str, Any]:
+        """The definition as stored and returned: credentials replaced by a marker."""
+        data = self.model_dump(mode="json")
+        if self.api_catalog and self.api_catalog.credential:
+            data["api_catalog"]["credential"] = None
+            data["api_catalog"]["has_credential"] = True
+        return data
+
+    def faq(self, faq_id: str) -> Faq | None:
+        return next((faq for faq in self.faqs if faq.id == faq_id), None)
+
+    def flow(self, key: str) -> Flow | None:
+        return next((flow for flow in self.flows if key in (flow.id, flow.name)), None)
+
+    def help_desk(self, key: str | None) -> HelpDesk | None:
+        if key is None:
+            return self.help_desks[0] if self.help_desks else None
+        return next((desk for desk in self.help_desks if key in (desk.id, desk.name)), None)

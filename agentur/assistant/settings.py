@@ -1,0 +1,105 @@
+"""Settings of the assistant runtime (S1–S9): pre-flight mode, limits, SMTP, alerts, schedule.
+
+The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHADOW` and
+`PREFLIGHT_ROUTING`, because operators know them by those names.
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+
+from agentur.config import PartSettings
+
+
+class AssistantSettings(PartSettings):
+    preflight_shadow: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("PREFLIGHT_SHADOW", "AGENTUR_PREFLIGHT_SHADOW"),
+        description="Run the pre-flight and log its decisions without acting on them.",
+    )
+    preflight_routing: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("PREFLIGHT_ROUTING", "AGENTUR_PREFLIGHT_ROUTING"),
+        description="Run the pre-flight and act on decisions above their thresholds.",
+    )
+    assistant_router_threshold: float = Field(
+        default=0.55,
+        ge=0.0,
+        le=1.0,
+        description="Lowest router score (keywords + similarity) that picks a FAQ or flow; "
+        "below it the message counts as out of scope (knowledge search).",
+    )
+    assistant_similarity_threshold: float = Field(
+        # Tuned for the local multilingual-e5-small: BANKING77 in-scope accuracy 0.84 with
+        # 25 % of out-of-scope messages rejected (0.9: 0.86 / 5 %); see bench/intent_routing.py.
+        default=0.92,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine to the nearest trigger example that counts as a match; it is "
+        "mapped onto the router threshold (model-specific; see bench/intent_routing.py).",
+    )
+    assistant_max_knowledge_steps: int = Field(
+        default=4, ge=1, le=20, description="Tool rounds of the knowledge loop before answering."
+    )
+    assistant_simplify_thinking_with_model: bool = Field(
+        default=False,
+        description="Rewrite tool progress for visitors through the gateway (one extra model "
+        "call per tool call); off: fixed templates in the visitor's language.",
+    )
+    assistant_extractive_passages: int = Field(
+        default=3, ge=1, le=10, description="Passages an extractive (model-free) answer quotes."
+    )
+    assistant_max_message_chars: int = Field(
+        default=4_000, ge=1, description="Longest visitor message accepted (422 above)."
+    )
+    assistant_visitor_rate_per_minute: int = Field(
+        default=30, ge=1, description="Messages per minute one publishable key may send."
+    )
+    assistant_secret_key: str | None = Field(
+        default=None,
+        description="Fernet key that encrypts API-catalog credentials. Empty: a key file "
+        "`<data_dir>/assistant-secret.key` is created (mode 0600) and used.",
+    )
+    assistant_api_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Timeout of one API-catalog request."
+    )
+    assistant_api_max_response_bytes: int = Field(
+        default=1_000_000, ge=1, description="Largest API-catalog response read; larger fail."
+    )
+    assistant_api_window_chars: int = Field(
+        default=4_000, ge=1, description="Characters of an API response one window returns."
+    )
+    assistant_api_max_redirects: int = Field(
+        default=3, ge=0, le=10, description="Same-host redirects an API call follows."
+    )
+    smtp_host: str | None = Field(
+        default=None, description="SMTP server for e-mail escalation. Empty: e-mail is off."
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP port.")
+    smtp_username: str | None = Field(default=None, description="SMTP login (optional).")
+    smtp_password: str | None = Field(default=None, description="SMTP password (optional).")
+    smtp_starttls: bool = Field(default=True, description="Upgrade the SMTP link with STARTTLS.")
+    smtp_sender: str = Field(
+        default="assistant@localhost", description="From address of escalation e-mails."
+    )
+    assistant_alert_webhook_url: str | None = Field(
+        default=None, description="Replay alerts are POSTed here as JSON (optional)."
+    )
+    assistant_alert_email: str | None = Field(
+        default=None, description="Replay alerts are e-mailed here via SMTP (optional)."
+    )
+    assistant_replay_time: str = Field(
+        default="02:30", pattern=r"^\d{2}:\d{2}$", description="Nightly replay time (HH:MM)."
+    )
+    assistant_replay_timezone: str = Field(
+        default="UTC", description="IANA time zone of `AGENTUR_ASSISTANT_REPLAY_TIME`."
+    )
+
+    @property
+    def preflight_mode(self) -> str:
+        """`routing` wins over `shadow`: acting implies logging."""
+        if self.preflight_routing:
+            return "routing"
+        if self.preflight_shadow:
+            return "shadow"
+        return "off"
