@@ -6,12 +6,19 @@ Built once at start-up (server lifespan, CLI command) and handed down; nothing g
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.config import Settings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
 from agentur.workspace.files import WorkspaceLimits
+
+if TYPE_CHECKING:
+    from agentur.agent.dependencies import AgentDependencies
+    from agentur.agent.settings import AgentSettings
 
 
 @dataclass
@@ -19,14 +26,17 @@ class Runtime:
     settings: Settings
     database: Database
     blobs: BlobStore
+    ai: AiService
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Runtime:
+    def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Runtime:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        database = Database(settings.resolved_database_url)
         return cls(
             settings=settings,
-            database=Database(settings.resolved_database_url),
+            database=database,
             blobs=BlobStore(settings.blob_dir),
+            ai=AiService.from_settings(ai_settings or AiSettings(), database, settings.data_dir),
         )
 
     @property
@@ -38,8 +48,24 @@ class Runtime:
             max_read_window=self.settings.max_read_window,
         )
 
+    def agent_dependencies(self, settings: AgentSettings | None = None) -> AgentDependencies:
+        """The agent wired to this runtime: the gateway plus the knowledge store's RAG and
+        round-memory hooks. The runtime is the composition root, so the agent itself never
+        imports the knowledge store."""
+        from agentur.agent.dependencies import AgentDependencies
+        from agentur.agent.settings import AgentSettings
+        from agentur.knowledge.hooks import knowledge_hooks
+
+        return AgentDependencies(
+            ai=self.ai,
+            runtime=self,
+            settings=settings or AgentSettings(),
+            **knowledge_hooks(self),  # type: ignore[arg-type]
+        )
+
     async def migrate(self) -> None:
         await upgrade_database(self.database.engine)
 
     async def close(self) -> None:
+        await self.ai.aclose()
         await self.database.dispose()

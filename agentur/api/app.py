@@ -9,8 +9,22 @@ from fastapi import FastAPI
 
 from agentur import __version__
 from agentur.api.problems import install_problem_handlers
-from agentur.api.routes import files, folders, health, me, workflows
+from agentur.api.routes import (
+    agent_runs,
+    ai_settings,
+    assistant_conversations,
+    assistants,
+    billing,
+    files,
+    folders,
+    health,
+    knowledge,
+    me,
+    models,
+    workflows,
+)
 from agentur.config import Settings
+from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
 
 
@@ -23,9 +37,12 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.state.runtime = runtime or Runtime.from_settings(settings or Settings())
         if owned:
             await app.state.runtime.migrate()
+        stop_indexing = start_background_indexing(app.state.runtime) if owned else None
         try:
             yield
         finally:
+            if stop_indexing is not None:
+                await stop_indexing()
             if owned:
                 await app.state.runtime.close()
 
@@ -36,4 +53,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     app.include_router(health.router)
     for module in (me, files, folders, workflows):
         app.include_router(module.router, prefix="/v1")
+    app.include_router(agent_runs.router, prefix="/v1")  # agent
+    for module in (models, billing, ai_settings):  # AI gateway
+        app.include_router(module.router, prefix="/v1")
+    # Conversations first: `/assistants/{id}/conversations` must win over `/{id}/{part}`.
+    for module in (assistant_conversations, assistants):  # assistant runtime
+        app.include_router(module.router, prefix="/v1")
+    app.include_router(knowledge.router, prefix="/v1")  # knowledge store
     return app

@@ -217,5 +217,18 @@ async def _key_id(session, value: str) -> str:  # type: ignore[no-untyped-def]
     return value
 
 
+from agentur.cli import agent_commands  # noqa: E402  (needs `app` and `fail` above)
+
+agent_commands.register(app)
+
+from agentur.cli import assistant_commands  # noqa: E402
+
+assistant_commands.register(app)
+
+from agentur.cli import knowledge_commands  # noqa: E402
+
+knowledge_commands.register(app)
+
+
 def main() -> None:  # pragma: no cover - console entry point alias
     app(sys.argv[1:])
