@@ -71,6 +71,12 @@ class Settings(PartSettings):
     max_read_window: int = Field(
         default=200_000, ge=1, description="Largest `limit` a windowed read accepts (422 above)."
     )
+    blob_grace_seconds: float = Field(
+        default=600.0,
+        ge=0,
+        description="Bytes written or re-put this recently survive the delete of their last "
+        "file (a concurrent upload may not have committed yet); a sweep removes them later.",
+    )
     default_language: str = Field(
         default="en", description="Language when the request has no usable `Accept-Language`."
     )

@@ -35,7 +35,7 @@ class Runtime:
         return cls(
             settings=settings,
             database=database,
-            blobs=BlobStore(settings.blob_dir),
+            blobs=BlobStore(settings.blob_dir, settings.blob_grace_seconds),
             ai=AiService.from_settings(ai_settings or AiSettings(), database, settings.data_dir),
         )
 

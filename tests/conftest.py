@@ -109,7 +109,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str) -> Settings:
-    return Settings(data_dir=tmp_path / "data", database_url=database_url)
+    # No grace period: tests see bytes go as soon as their last file does (the grace period
+    # itself is tested in tests/storage/test_blob_release.py).
+    return Settings(data_dir=tmp_path / "data", database_url=database_url, blob_grace_seconds=0)
 
 
 @pytest.fixture

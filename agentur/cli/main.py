@@ -22,16 +22,19 @@ from agentur.config import Settings
 from agentur.context import Role
 from agentur.errors import AgenturError
 from agentur.runtime import Runtime
+from agentur.workspace.blob_garbage import sweep_unreferenced_blobs
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 users_app = typer.Typer(no_args_is_help=True, help="Users.")
 mandates_app = typer.Typer(no_args_is_help=True, help="Mandates (tenants).")
 keys_app = typer.Typer(no_args_is_help=True, help="API keys.")
+blobs_app = typer.Typer(no_args_is_help=True, help="Stored file bytes.")
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(mandates_app, name="mandates")
 app.add_typer(keys_app, name="keys")
+app.add_typer(blobs_app, name="blobs")
 
 T = TypeVar("T")
 
@@ -85,6 +88,7 @@ def serve(
     logging.basicConfig(level=settings.log_level.upper())
 
     async def prepare(runtime: Runtime) -> None:
+        await sweep_unreferenced_blobs(runtime.database, runtime.blobs)
         key = await ensure_local_admin(runtime.database, settings.admin_key_path)
         if key:
             typer.echo(f"Created local admin. API key (shown once): {key}")
@@ -112,6 +116,17 @@ def db_upgrade() -> None:
         typer.echo(f"database is up to date ({runtime.database.engine.dialect.name})")
 
     run_with_runtime(done)
+
+
+@blobs_app.command("gc")
+@cli_errors
+def blobs_gc() -> None:
+    """Remove file bytes no file uses any more (past AGENTUR_BLOB_GRACE_SECONDS)."""
+
+    async def sweep(runtime: Runtime) -> int:
+        return await sweep_unreferenced_blobs(runtime.database, runtime.blobs)
+
+    typer.echo(f"removed {run_with_runtime(sweep)} unreferenced blob(s)")
 
 
 @users_app.command("create")

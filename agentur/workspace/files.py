@@ -189,7 +189,8 @@ class FileService:
                     self._check_replaceable(existing, name, on_conflict)
             raise AssertionError("unreachable")
         except Exception:
-            await self._delete_unreferenced([blob.sha256])
+            if not await self._is_referenced(blob.sha256):
+                self.blobs.release(blob.sha256, written_ns=blob.written_ns)
             raise
 
     def _check_replaceable(self, existing: File | None, name: str, on_conflict: OnConflict) -> None:
@@ -335,18 +336,18 @@ class FileService:
         self._released.update(hashes)
 
     async def commit(self) -> None:
-        """Commit, then delete released blobs that no file row references any more."""
+        """Commit, then release blobs that no file row references any more."""
         await self.session.commit()
         released, self._released = self._released, set()
-        await self._delete_unreferenced(released)
+        for sha in released:
+            if not await self._is_referenced(sha):
+                self.blobs.release(sha)
 
-    async def _delete_unreferenced(self, hashes: Iterable[str]) -> None:
-        for sha in set(hashes):
-            still_used = await self.session.scalar(
-                select(func.count()).select_from(File).where(File.sha256 == sha)
-            )
-            if not still_used:
-                self.blobs.delete(sha)
+    async def _is_referenced(self, sha: str) -> bool:
+        count = await self.session.scalar(
+            select(func.count()).select_from(File).where(File.sha256 == sha)
+        )
+        return bool(count)
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
         database_url=database_url,
         max_upload_bytes=MAX_BYTES,
         max_name_length=MAX_NAME,
+        blob_grace_seconds=0,
     )
 
 

@@ -22,17 +22,17 @@ def _files(root: Path) -> list[Path]:
 
 
 async def test_streams_are_stored_once_under_their_hash(tmp_path: Path) -> None:
-    store = BlobStore(tmp_path / "blobs")
+    store = BlobStore(tmp_path / "blobs", grace_seconds=0)
     data = "Grüße 😀".encode()
     first = await store.put_stream(_chunks(data[:3], data[3:]), max_bytes=100)
     second = store.put_bytes(data)
-    assert first == second
+    assert (first.sha256, first.size) == (second.sha256, second.size)
     assert first.sha256 == hashlib.sha256(data).hexdigest() and first.size == len(data)
     assert store.read_bytes(first.sha256) == data
     assert b"".join(store.iter_bytes(first.sha256)) == data
     assert _files(tmp_path) == [store.path_for(first.sha256)]
-    store.delete(first.sha256)
-    store.delete(first.sha256)  # deleting twice is harmless
+    assert store.release(first.sha256) is True
+    assert store.release(first.sha256) is False  # releasing twice is harmless
     assert _files(tmp_path) == [] and not store.exists(first.sha256)
 
 
