@@ -40,12 +40,16 @@ class DatabaseGatewayStore:
         self._configs.pop(mandate_id, None)
 
     async def spent_this_month(self, mandate_id: str, now: datetime) -> float:
-        async with self.database.session() as session:
-            return await spent_since(session, mandate_id, month_start(now))
+        # Read before every call of a mandate with a monthly limit: a plain connection (see
+        # `load_mapping`).
+        async with self.database.engine.connect() as connection:
+            return await spent_since(connection, mandate_id, month_start(now))
 
     async def load_mapping(self, mandate_id: str, workflow_id: str) -> PlaceholderMap:
-        async with self.database.session() as session:
-            token = await session.scalar(
+        # A plain connection, not an ORM session: read on every neutralized call, and a
+        # session's close costs SQLite one more driver round trip (a second rollback).
+        async with self.database.engine.connect() as connection:
+            token = await connection.scalar(
                 select(NeutralizationMapping.ciphertext).where(
                     NeutralizationMapping.mandate_id == mandate_id,
                     NeutralizationMapping.workflow_id == workflow_id,

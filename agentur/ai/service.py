@@ -9,76 +9,32 @@ re-identify placeholders in the answer and tool-call arguments.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from agentur.ai.attempt_failures import Failures, log_retry
-from agentur.ai.billing.ledger import LedgerRecord
-from agentur.ai.billing.preflight import check_budget
-from agentur.ai.billing.pricing import (
-    cost_usd,
-    estimate_prompt_tokens,
-    estimate_tokens,
-    max_output_tokens,
-)
-from agentur.ai.gateway_errors import (
-    BudgetExceededError,
-    NeutralizationBlockedError,
-    NoModelError,
-)
+from agentur.ai.billing.charge import CallBilling
+from agentur.ai.billing.pricing import estimate_prompt_tokens, max_output_tokens
+from agentur.ai.embed_texts import Embeddings, embed_texts
+from agentur.ai.gateway_errors import BudgetExceededError, NoModelError
 from agentur.ai.gateway_store import GatewayStore, MemoryGatewayStore
 from agentur.ai.mandate_ai_settings import MandateAiConfig
-from agentur.ai.messages import (
-    AiRequest,
-    AiResponse,
-    Message,
-    StreamDone,
-    StreamEvent,
-    TextDelta,
-    ToolCallDelta,
-    Usage,
-)
+from agentur.ai.messages import AiRequest, AiResponse, StreamEvent, TextDelta, ToolCallDelta
 from agentur.ai.model_registry import ModelRegistry
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.neutralization.gate import (
-    StreamReidentifier,
-    find_entity_types,
-    neutralize_request,
-    reidentify_response,
-)
+from agentur.ai.neutralization.gate import reidentify_response
 from agentur.ai.neutralization.neutralizer import Neutralizer
-from agentur.ai.neutralization.placeholder_map import PlaceholderMap
-from agentur.ai.neutralization.policy import effective_policy
-from agentur.ai.operation_types import OperationType
+from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
 from agentur.ai.providers.base import ModelProvider, ProviderError
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
 from agentur.ai.select_model import select_models
-from agentur.ai.settings import AiSettings, NeutralizationPolicy
+from agentur.ai.settings import AiSettings
+from agentur.ai.stream_attempt import stream_attempt
 from agentur.ai.stream_error import StreamError
-from agentur.context import RequestContext, utc_now
+from agentur.context import RequestContext
 
 __all__ = ["AiService", "Embeddings", "NoModelError", "StreamError"]
-
-logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Embeddings:
-    vectors: list[list[float]]
-    model: str
-    dimensions: int
-    cost_chf: float
-
-
-@dataclass(frozen=True, slots=True)
-class _Prepared:
-    """A request after the gate: what the provider gets, the map to re-identify with."""
-
-    config: MandateAiConfig
-    sent: AiRequest
-    mapping: PlaceholderMap | None
 
 
 class AiService:
@@ -102,9 +58,9 @@ class AiService:
             max_delay_seconds=self.settings.retry_max_delay_seconds,
             timeout_seconds=self.settings.request_timeout_seconds,
         )
-        self._sleep = sleep
-        # Serializes load→neutralize→save of one workflow's map within this worker.
-        self._mapping_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.sleep = sleep
+        self.gate = RequestGate(self.store, self.neutralizer)
+        self.billing = CallBilling(self.store, self.settings)
 
     @classmethod
     def from_settings(cls, settings: AiSettings, database: object, data_dir: Path) -> AiService:
@@ -138,9 +94,9 @@ class AiService:
     ) -> list[ModelSpec]:
         """The ranked models this request may use for this mandate (first = chosen)."""
         config = await self.store.mandate_config(context.mandate_id)
-        return self._candidates(request, config, prompt_tokens)
+        return self.ranked_models(request, config, prompt_tokens)
 
-    def _candidates(
+    def ranked_models(
         self, request: AiRequest, config: MandateAiConfig, prompt_tokens: int | None
     ) -> list[ModelSpec]:
         ranked = select_models(
@@ -157,106 +113,63 @@ class AiService:
 
     # --------------------------------------------------------------------- gate
 
-    async def _prepare(self, request: AiRequest, context: RequestContext) -> _Prepared:
-        config = await self.store.mandate_config(context.mandate_id)
-        policy = effective_policy(config.neutralization_policy, context)
-        if policy is NeutralizationPolicy.off:
-            return _Prepared(config, request, None)
-        if policy is NeutralizationPolicy.block:
-            found = find_entity_types(request, self.neutralizer, config.custom_terms)
-            if found:
-                raise NeutralizationBlockedError(sorted(found))
-            return _Prepared(config, request, None)
-        mapping, sent = await self._with_mapping(
-            context.mandate_id,
-            request.workflow_id,
-            lambda m: neutralize_request(request, self.neutralizer, m, config.custom_terms),
-        )
-        return _Prepared(config, sent, mapping)
-
-    async def _with_mapping(self, mandate_id: str, workflow_id: str | None, work):  # noqa: ANN001
-        if workflow_id is None:
-            mapping = PlaceholderMap()
-            return mapping, work(mapping)
-        lock = self._mapping_locks.setdefault((mandate_id, workflow_id), asyncio.Lock())
-        async with lock:
-            mapping = await self.store.load_mapping(mandate_id, workflow_id)
-            result = work(mapping)
-            if mapping.changed:
-                await self.store.save_mapping(mandate_id, workflow_id, mapping)
-                mapping.changed = False
-        return mapping, result
-
     async def neutralize_text(
         self, text: str, context: RequestContext, *, workflow_id: str | None = None
     ) -> str:
         """`text` with personal data replaced by placeholders (for data at rest, e.g. files
         marked `neutralize`). Uses the mandate's custom terms and, with a workflow, its stable
         placeholders. Needs no provider."""
-        config = await self.store.mandate_config(context.mandate_id)
-        _, neutral = await self._with_mapping(
-            context.mandate_id,
-            workflow_id,
-            lambda m: self.neutralizer.neutralize(text, m, config.custom_terms),
-        )
-        return neutral
+        return await self.gate.neutralize_text(text, context, workflow_id=workflow_id)
 
     async def reidentify_text(self, text: str, context: RequestContext, *, workflow_id: str) -> str:
         """Placeholders of `workflow_id` in `text` replaced by the original values."""
-        mapping = await self.store.load_mapping(context.mandate_id, workflow_id)
-        return mapping.reidentify(text)
+        return await self.gate.reidentify_text(text, context, workflow_id=workflow_id)
 
-    # ------------------------------------------------------------------ billing
+    # -------------------------------------------------------------------- calls
 
-    async def _preflight(
-        self,
-        spec: ModelSpec,
-        config: MandateAiConfig,
-        context: RequestContext,
-        *,
-        input_tokens: int,
-        output_tokens: int,
-    ) -> None:
-        if config.balance_chf is None and config.monthly_limit_chf is None:
-            return
-        worst = cost_usd(spec, Usage(input_tokens, output_tokens)) * self.usd_to_chf
-        spent = 0.0
-        if config.monthly_limit_chf is not None:
-            spent = await self.store.spent_this_month(context.mandate_id, utc_now())
-        check_budget(config, worst_case_chf=worst, spent_this_month_chf=spent, model=spec.id)
-
-    async def _bill(
-        self,
-        spec: ModelSpec,
-        usage: Usage,
-        context: RequestContext,
-        *,
-        operation: str,
-        workflow_id: str | None,
-    ) -> float:
-        usd = cost_usd(spec, usage)
-        chf = usd * self.usd_to_chf
-        record = LedgerRecord(
-            mandate_id=context.mandate_id,
-            user_id=context.user_id,
-            workflow_id=workflow_id,
-            operation=str(operation),
-            model=spec.id,
-            provider=spec.provider,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cached_tokens=usage.cached_tokens,
-            cost_usd=usd,
-            cost_chf=chf,
-            usd_to_chf=self.usd_to_chf,
+    async def _gated(
+        self, request: AiRequest, context: RequestContext
+    ) -> tuple[PreparedRequest, int, list[ModelSpec]]:
+        """The request after the gate, its estimated prompt tokens and the ranked models."""
+        prepared = await self.gate.prepare(request, context)
+        prompt_tokens = estimate_prompt_tokens(prepared.sent)
+        return (
+            prepared,
+            prompt_tokens,
+            self.ranked_models(prepared.sent, prepared.config, prompt_tokens),
         )
-        await self.store.record(record, utc_now())
-        return chf
+
+    async def _affordable(
+        self,
+        spec: ModelSpec,
+        prepared: PreparedRequest,
+        context: RequestContext,
+        prompt_tokens: int,
+        failures: Failures,
+    ) -> bool:
+        """Whether the mandate can pay this model's worst case; a refusal is kept in
+        `failures` for the final error (checked per candidate, only when it is reached)."""
+        try:
+            await self.billing.preflight(
+                spec,
+                prepared.config,
+                context,
+                input_tokens=prompt_tokens,
+                output_tokens=max_output_tokens(spec, prepared.sent),
+            )
+        except BudgetExceededError as refusal:
+            failures.refused(refusal)
+            return False
+        return True
 
     async def _finish(
-        self, response: AiResponse, spec: ModelSpec, prepared: _Prepared, context: RequestContext
+        self,
+        response: AiResponse,
+        spec: ModelSpec,
+        prepared: PreparedRequest,
+        context: RequestContext,
     ) -> AiResponse:
-        chf = await self._bill(
+        chf = await self.billing.charge(
             spec,
             response.usage,
             context,
@@ -268,24 +181,11 @@ class AiService:
             response = reidentify_response(response, prepared.mapping)
         return response
 
-    # -------------------------------------------------------------------- calls
-
     async def call(self, request: AiRequest, context: RequestContext) -> AiResponse:
-        prepared = await self._prepare(request, context)
-        prompt_tokens = estimate_prompt_tokens(prepared.sent)
-        candidates = self._candidates(prepared.sent, prepared.config, prompt_tokens)
         failures = Failures()
+        prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            try:
-                await self._preflight(
-                    spec,
-                    prepared.config,
-                    context,
-                    input_tokens=prompt_tokens,
-                    output_tokens=max_output_tokens(spec, request),
-                )
-            except BudgetExceededError as refusal:
-                failures.refused(refusal)
+            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
                 continue
             provider = self.registry.provider_for(spec)
             try:
@@ -293,7 +193,7 @@ class AiService:
                     lambda p=provider, s=spec: p.complete(s, prepared.sent),
                     self.retry_policy,
                     provider=spec.provider,
-                    sleep=self._sleep,
+                    sleep=self.sleep,
                     on_retry=lambda e, n, s=spec: log_retry(s, e, n),
                 )
             except ProviderError as error:
@@ -308,27 +208,22 @@ class AiService:
         """Text and tool-call deltas, then `StreamDone`. Failures before anything reached the
         caller are retried / fall back like `call`; after that the stream ends with a
         `StreamError` event instead of silently restarting."""
-        prepared = await self._prepare(request, context)
-        prompt_tokens = estimate_prompt_tokens(prepared.sent)
-        candidates = self._candidates(prepared.sent, prepared.config, prompt_tokens)
         failures = Failures()
+        prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            try:
-                await self._preflight(
-                    spec,
-                    prepared.config,
-                    context,
-                    input_tokens=prompt_tokens,
-                    output_tokens=max_output_tokens(spec, request),
-                )
-            except BudgetExceededError as refusal:
-                failures.refused(refusal)
+            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
                 continue
             tries = 0
             while True:
                 emitted = False
                 try:
-                    async for event in self._stream_once(spec, prepared, context):
+                    async for event in stream_attempt(
+                        self.registry.provider_for(spec),
+                        spec,
+                        prepared,
+                        idle_seconds=self.settings.stream_idle_timeout_seconds,
+                        finish=lambda r, s=spec: self._finish(r, s, prepared, context),
+                    ):
                         if isinstance(event, TextDelta | ToolCallDelta):
                             emitted = True
                         yield event
@@ -349,52 +244,11 @@ class AiService:
                     tries += 1
                     if error.retryable and tries <= self.retry_policy.max_retries:
                         log_retry(spec, error, tries)
-                        await self._sleep(self.retry_policy.delay(tries, error))
+                        await self.sleep(self.retry_policy.delay(tries, error))
                         continue
                     failures.failed(spec, error)
                     break
         raise failures.error()
-
-    async def _stream_once(
-        self, spec: ModelSpec, prepared: _Prepared, context: RequestContext
-    ) -> AsyncIterator[StreamEvent]:
-        provider = self.registry.provider_for(spec)
-        mapping = prepared.mapping
-        text = StreamReidentifier(mapping) if mapping is not None else None
-        arguments: dict[int, StreamReidentifier] = {}
-        events = provider.stream(spec, prepared.sent).__aiter__()
-        idle = self.settings.stream_idle_timeout_seconds
-        try:
-            while True:
-                try:
-                    async with asyncio.timeout(idle):
-                        event = await events.__anext__()
-                except StopAsyncIteration:
-                    raise ProviderError(
-                        "the stream ended without a final response",
-                        provider=spec.provider,
-                        retryable=True,
-                    ) from None
-                if isinstance(event, TextDelta):
-                    piece = text.feed(event.text) if text is not None else event.text
-                    if piece:
-                        yield TextDelta(piece)
-                elif isinstance(event, ToolCallDelta):
-                    if mapping is not None:
-                        reid = arguments.setdefault(
-                            event.index, StreamReidentifier(mapping, json_text=True)
-                        )
-                        event = replace(event, arguments_delta=reid.feed(event.arguments_delta))
-                    yield event
-                elif isinstance(event, StreamDone):
-                    if text is not None and (rest := text.flush()):
-                        yield TextDelta(rest)
-                    yield StreamDone(await self._finish(event.response, spec, prepared, context))
-                    return
-        finally:
-            closer = getattr(events, "aclose", None)
-            if closer is not None:
-                await closer()
 
     async def embed(
         self,
@@ -408,41 +262,6 @@ class AiService:
         """Vectors for `texts`, neutralized and billed like chat calls. No fallback to another
         model: vectors of different models cannot be compared (retries still apply).
         `purpose` labels the call in logs (e.g. "index", "query")."""
-        from agentur.ai.messages import CallOptions
-
-        request = AiRequest(
-            operation=OperationType.embedding,
-            messages=tuple(Message.user(t) for t in texts),
-            options=CallOptions(model=model),
-            workflow_id=workflow_id,
+        return await embed_texts(
+            self, texts, purpose, context, workflow_id=workflow_id, model=model
         )
-        prepared = await self._prepare(request, context)
-        longest = max((estimate_tokens(t) for t in texts), default=0)
-        spec = self._candidates(prepared.sent, prepared.config, longest)[0]
-        if not texts:
-            return Embeddings([], spec.id, spec.embedding_dimensions or 0, 0.0)
-        sent_texts = [m.content for m in prepared.sent.messages]
-        total = sum(estimate_tokens(t) for t in sent_texts)
-        await self._preflight(spec, prepared.config, context, input_tokens=total, output_tokens=0)
-        provider = self.registry.provider_for(spec)
-        try:
-            vectors, tokens = await call_with_retries(
-                lambda: provider.embed(spec, sent_texts),
-                self.retry_policy,
-                provider=spec.provider,
-                sleep=self._sleep,
-            )
-        except ProviderError as error:
-            failures = Failures()
-            failures.failed(spec, error)
-            raise failures.error() from error
-        logger.debug("embedded %d texts for %s with %s", len(texts), purpose, spec.id)
-        chf = await self._bill(
-            spec,
-            Usage(input_tokens=tokens),
-            context,
-            operation=OperationType.embedding,
-            workflow_id=workflow_id,
-        )
-        dimensions = spec.embedding_dimensions or (len(vectors[0]) if vectors else 0)
-        return Embeddings(vectors, spec.id, dimensions, chf)

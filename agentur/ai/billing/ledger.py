@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
 
@@ -60,7 +60,9 @@ def _fields(record: LedgerRecord) -> dict[str, object]:
     return {name: getattr(record, name) for name in LedgerRecord.__slots__}
 
 
-async def spent_since(session: AsyncSession, mandate_id: str, since: datetime) -> float:
+async def spent_since(
+    session: AsyncSession | AsyncConnection, mandate_id: str, since: datetime
+) -> float:
     total = await session.scalar(
         select(func.coalesce(func.sum(AiLedgerEntry.cost_chf), 0.0)).where(
             AiLedgerEntry.mandate_id == mandate_id, AiLedgerEntry.created_at >= since

@@ -14,9 +14,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
-
-import httpx
+from typing import Any, ClassVar
 
 from agentur.ai.messages import (
     AiRequest,
@@ -33,7 +31,7 @@ from agentur.ai.messages import (
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.http_errors import broken_stream
-from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -116,38 +114,15 @@ def parse_usage(usage: dict[str, Any] | None, previous: Usage | None = None) -> 
     return Usage(input_tokens, output, cache_read)
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     name: str = "anthropic"
+    default_base_url: ClassVar[str | None] = ANTHROPIC_BASE_URL
 
-    def __init__(
-        self,
-        *,
-        models: Sequence[ModelSpec],
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout_seconds: float = 60.0,
-        name: str | None = None,
-    ) -> None:
-        self.name = name or type(self).name
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
-        self.transport = HttpTransport(
-            self.name,
-            base_url or ANTHROPIC_BASE_URL,
-            headers,
-            client=client,
-            timeout_seconds=timeout_seconds,
-            secrets=(api_key,),
-        )
-        self.model_specs = list(models)
-
-    def models(self) -> list[ModelSpec]:
-        return list(self.model_specs)
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+        return headers
 
     def build_payload(self, model: ModelSpec, request: AiRequest, *, stream: bool) -> dict:
         options = request.options

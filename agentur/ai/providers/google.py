@@ -19,9 +19,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any
-
-import httpx
+from typing import Any, ClassVar
 
 from agentur.ai.messages import (
     AiRequest,
@@ -38,7 +36,7 @@ from agentur.ai.messages import (
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.http_errors import broken_stream
-from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
 
 GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
@@ -68,37 +66,16 @@ def parse_usage(metadata: dict[str, Any] | None) -> Usage:
     )
 
 
-class GoogleProvider:
+class GoogleProvider(HttpProvider):
     name: str = "google"
+    default_base_url: ClassVar[str | None] = GOOGLE_BASE_URL
 
-    def __init__(
-        self,
-        *,
-        models: Sequence[ModelSpec],
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout_seconds: float = 60.0,
-        name: str | None = None,
-    ) -> None:
-        self.name = name or type(self).name
-        headers = {"x-goog-api-key": api_key} if api_key else {}
-        self.transport = HttpTransport(
-            self.name,
-            base_url or GOOGLE_BASE_URL,
-            headers,
-            client=client,
-            timeout_seconds=timeout_seconds,
-            secrets=(api_key,),
-        )
-        self.model_specs = list(models)
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         self._signatures: OrderedDict[str, str] = OrderedDict()
 
-    def models(self) -> list[ModelSpec]:
-        return list(self.model_specs)
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"x-goog-api-key": api_key} if api_key else {}
 
     @staticmethod
     def _path(model: ModelSpec, method: str) -> str:

@@ -8,11 +8,12 @@ on first use, in the event loop that uses it.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 import httpx
 
+from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.http_errors import error_from_status, error_from_transport
 from agentur.ai.providers.sse import SseEvent, iter_sse
@@ -98,3 +99,46 @@ class HttpTransport:
                     yield event
         except httpx.HTTPError as error:
             raise error_from_transport(self.provider, error) from error
+
+
+class HttpProvider:
+    """What every wire adapter shares: its name, its models and one `HttpTransport`.
+
+    Vendors differ in the default base URL and in how the API key travels (`auth_headers`);
+    the wire format itself lives in the subclass."""
+
+    name: str = "http"
+    default_base_url: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[ModelSpec],
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_seconds: float = 60.0,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or type(self).name
+        base = base_url or self.default_base_url
+        if not base:
+            raise ValueError(f"{self.name}: a base URL is required")
+        self.transport = HttpTransport(
+            self.name,
+            base,
+            self.auth_headers(api_key),
+            client=client,
+            timeout_seconds=timeout_seconds,
+            secrets=(api_key,),
+        )
+        self.model_specs = list(models)
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def models(self) -> list[ModelSpec]:
+        return list(self.model_specs)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()

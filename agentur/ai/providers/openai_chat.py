@@ -19,8 +19,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar
 
-import httpx
-
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
@@ -36,7 +34,7 @@ from agentur.ai.messages import (
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.http_errors import broken_stream
-from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -103,45 +101,13 @@ def response_format(option: str | dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HttpProvider):
     name: str = "openai_chat"
-    default_base_url: ClassVar[str | None] = None
     # Vendor quirks; the vendor subclasses override these.
     send_stream_options: ClassVar[bool] = True  # ask for usage in streams
     supports_tools: ClassVar[bool] = True
     supports_embeddings: ClassVar[bool] = True
     embedding_batch_size: int = 256  # OpenAI allows 2048 inputs; smaller keeps bodies small
-
-    def __init__(
-        self,
-        *,
-        models: Sequence[ModelSpec],
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout_seconds: float = 60.0,
-        name: str | None = None,
-    ) -> None:
-        self.name = name or type(self).name
-        base = base_url or self.default_base_url
-        if not base:
-            raise ValueError(f"{self.name}: a base URL is required")
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.transport = HttpTransport(
-            self.name,
-            base,
-            headers,
-            client=client,
-            timeout_seconds=timeout_seconds,
-            secrets=(api_key,),
-        )
-        self.model_specs = list(models)
-
-    def models(self) -> list[ModelSpec]:
-        return list(self.model_specs)
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
 
     # -- hooks for vendor quirks ---------------------------------------------------------
     def map_tool_call_id(self, call_id: str) -> str:

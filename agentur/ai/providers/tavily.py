@@ -10,10 +10,8 @@ and out, so a per-token price in the registry approximates the cost.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
-
-import httpx
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
 
 from agentur.ai.messages import (
     AiRequest,
@@ -26,7 +24,7 @@ from agentur.ai.messages import (
 )
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.http_transport import HttpTransport
+from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
 
 TAVILY_BASE_URL = "https://api.tavily.com"
@@ -46,38 +44,15 @@ def format_results(body: dict[str, Any]) -> str:
     return "\n".join(lines).strip() or "No results."
 
 
-class TavilyProvider:
+class TavilyProvider(HttpProvider):
     name: str = "tavily"
+    default_base_url: ClassVar[str | None] = TAVILY_BASE_URL
 
     def __init__(
-        self,
-        *,
-        models: Sequence[ModelSpec],
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout_seconds: float = 30.0,
-        max_results: int = 5,
-        name: str | None = None,
+        self, *, timeout_seconds: float = 30.0, max_results: int = 5, **options: Any
     ) -> None:
-        self.name = name or type(self).name
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.transport = HttpTransport(
-            self.name,
-            base_url or TAVILY_BASE_URL,
-            headers,
-            client=client,
-            timeout_seconds=timeout_seconds,
-            secrets=(api_key,),
-        )
-        self.model_specs = list(models)
+        super().__init__(timeout_seconds=timeout_seconds, **options)
         self.max_results = max_results
-
-    def models(self) -> list[ModelSpec]:
-        return list(self.model_specs)
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
 
     def build_payload(self, model: ModelSpec, request: AiRequest) -> dict[str, Any]:
         query = next(

@@ -165,11 +165,10 @@ def anthropic_error(
     error_type: str = "invalid_request_error",
     retry_after: str | float | None = None,
 ) -> Reply:
-    headers = {} if retry_after is None else {"retry-after": str(retry_after)}
-    return Reply.json(
+    return Reply.error(
         {"type": "error", "error": {"type": error_type, "message": message}},
         status=status,
-        headers=headers,
+        retry_after=retry_after,
     )
 
 

@@ -119,5 +119,4 @@ def google_error(
         error["details"] = [
             {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay}
         ]
-    headers = {} if retry_after is None else {"retry-after": str(retry_after)}
-    return Reply.json({"error": error}, status=status, headers=headers)
+    return Reply.error({"error": error}, status=status, retry_after=retry_after)

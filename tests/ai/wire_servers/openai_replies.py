@@ -129,11 +129,10 @@ def openai_error(
     error_type: str = "invalid_request_error",
     retry_after: str | float | None = None,
 ) -> Reply:
-    headers = {} if retry_after is None else {"retry-after": str(retry_after)}
-    return Reply.json(
+    return Reply.error(
         {"error": {"message": message, "type": error_type, "code": None}},
         status=status,
-        headers=headers,
+        retry_after=retry_after,
     )
 
 

@@ -57,6 +57,12 @@ class Reply:
         )
 
     @classmethod
+    def error(cls, payload: Any, *, status: int, retry_after: str | float | None) -> Reply:
+        """A vendor's JSON error body, with `retry-after` when given."""
+        headers = {} if retry_after is None else {"retry-after": str(retry_after)}
+        return cls.json(payload, status=status, headers=headers)
+
+    @classmethod
     def sse(
         cls,
         events: Iterable[Any],
