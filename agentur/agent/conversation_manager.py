@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
+from functools import lru_cache
 
 from agentur.ai.messages import Message, ToolCall, ToolDefinition
 from agentur.context import RequestContext, get_request_now
@@ -26,6 +27,13 @@ ROLE_TEXT = (
 
 
 def temporal_block(now: datetime) -> str:
+    # The block changes once a minute; formatting it is a visible share of a round's work.
+    # The zone is part of the key: aware datetimes of one instant compare equal across zones.
+    return _temporal_block(now.replace(second=0, microsecond=0), now.tzinfo)
+
+
+@lru_cache(maxsize=256)
+def _temporal_block(now: datetime, _zone: tzinfo | None) -> str:
     offset = now.strftime("%z")
     offset = f"{offset[:3]}:{offset[3:]}" if offset else "+00:00"
     zone = getattr(now.tzinfo, "key", None) or now.tzname() or "UTC"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import NoReturn
 
@@ -42,7 +43,7 @@ def spec_for(run: RunState, model_id: str) -> ModelSpec | None:
 
 
 async def model_round(
-    run: RunState, pinned: Message, definitions: list[ToolDefinition], knowledge: str
+    run: RunState, pinned: Message, definitions: Sequence[ToolDefinition], knowledge: str
 ) -> AiResponse:
     deps, settings = run.deps, run.deps.settings
     messages = run.conversation.messages(definitions, knowledge)
@@ -55,12 +56,10 @@ async def model_round(
     )
     try:
         estimate = estimate_prompt_tokens(request)
-        # Ranked without the prompt size first: an oversized history must be summarized,
-        # not answered with "no model fits".
-        first = (await deps.ai.candidates(request, run.context, prompt_tokens=0))[0]
-        # The window less the room the answer needs (what the selector reserves, too).
-        room = min(first.max_output_tokens, OUTPUT_ROOM_TOKENS)
-        if estimate > settings.agent_summarize_at_share * (first.context_window - room):
+        share = settings.agent_summarize_at_share
+        if estimate > share * _smallest_usable_window(run) and await _too_long_for_first(
+            run, request, estimate
+        ):
             await summarize(run, pinned)
             messages = run.conversation.messages(definitions, knowledge)
             request = replace(request, messages=tuple(messages))
@@ -103,6 +102,24 @@ async def model_round(
         duration_ms=response.latency_ms,
     )
     return response
+
+
+def _usable_window(spec: ModelSpec) -> int:
+    # The window less the room the answer needs (what the selector reserves, too).
+    return spec.context_window - min(spec.max_output_tokens, OUTPUT_ROOM_TOKENS)
+
+
+def _smallest_usable_window(run: RunState) -> int:
+    """A prompt below the share of every model's window cannot need a summary, whichever
+    model is chosen — so the common round skips a second model selection."""
+    return min((_usable_window(spec) for spec in run.deps.ai.models()), default=0)
+
+
+async def _too_long_for_first(run: RunState, request: AiRequest, estimate: int) -> bool:
+    # Ranked without the prompt size: an oversized history must be summarized, not
+    # answered with "no model fits".
+    first = (await run.deps.ai.candidates(request, run.context, prompt_tokens=0))[0]
+    return estimate > run.deps.settings.agent_summarize_at_share * _usable_window(first)
 
 
 def _raise_model_failure(run: RunState, error: Exception) -> NoReturn:

@@ -22,7 +22,7 @@ from agentur.agent.prepare_run import PreparedRun, prepare_run, record_answer
 from agentur.agent.progress_summary import progress_summary
 from agentur.agent.round_hooks import knowledge_block, remember_round
 from agentur.agent.run_state import RunState, StopRun, record_status
-from agentur.agent.tool_round import offered_tools, run_tools, tool_definition
+from agentur.agent.tool_round import round_offer, run_tools
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
@@ -152,9 +152,8 @@ async def _loop(run: RunState, pinned: Message) -> str:
         run.rounds = round_index
         round_started = time.perf_counter()
         knowledge = await knowledge_block(run)
-        tools = offered_tools(run)
-        definitions = [tool_definition(tool) for tool in tools]
-        response = await model_round(run, pinned, definitions, knowledge)
+        offer = round_offer(run)
+        response = await model_round(run, pinned, offer.definitions, knowledge)
         run.conversation.add_assistant(response.text, response.tool_calls)
         if response.text:
             run.last_text = response.text
@@ -167,7 +166,7 @@ async def _loop(run: RunState, pinned: Message) -> str:
             )
             await run.trace.flush()
             return response.text
-        outcomes = await run_tools(run, tools, response.tool_calls)
+        outcomes = await run_tools(run, offer, response.tool_calls)
         run.trace.add(
             TraceKind.round,
             {"tool_calls": len(outcomes)},

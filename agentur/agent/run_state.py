@@ -13,7 +13,9 @@ from agentur.agent.events import AgentEvent, EventSink, EventType
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.progress_summary import Step
 from agentur.agent.trace import TraceKind, TraceRecorder
+from agentur.ai.messages import ToolDefinition
 from agentur.context import RequestContext
+from agentur.tools.tool import Tool
 from agentur.tools.toolboxes import ToolboxState
 
 
@@ -26,6 +28,18 @@ class StopRun(Exception):
         self.reason = reason
 
 
+@dataclass(frozen=True, slots=True)
+class RoundOffer:
+    """The tools a round offers, with their definitions and lookup by name — built again only
+    when the active toolboxes change, since nothing else that shapes it changes within a run."""
+
+    active: frozenset[str]
+    tools: tuple[Tool, ...]
+    definitions: tuple[ToolDefinition, ...]
+    by_name: dict[str, Tool]
+    names: list[str]  # sorted, for the "not offered" message
+
+
 @dataclass
 class RunState:
     prepared: PreparedRun
@@ -35,6 +49,7 @@ class RunState:
     budget: Budget
     trace: TraceRecorder
     toolboxes: ToolboxState | None = None
+    offer: RoundOffer | None = None
     rounds: int = 0
     models: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)

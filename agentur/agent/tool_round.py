@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from pydantic import BaseModel
+
 from agentur.agent.config import ToolSet
 from agentur.agent.dependencies import RunStatus
 from agentur.agent.execute_tool_calls import execute_tool_calls
 from agentur.agent.progress_summary import Step
 from agentur.agent.redact import redact, redact_text
-from agentur.agent.run_state import RunState, record_status
+from agentur.agent.run_state import RoundOffer, RunState, record_status
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.messages import ToolCall, ToolDefinition
@@ -22,9 +24,31 @@ from agentur.tools.toolboxes import request_toolbox_tool
 TRACE_CONTENT_CHARS = 10_000
 
 
-@lru_cache(maxsize=512)
 def tool_definition(tool: Tool) -> ToolDefinition:
-    return ToolDefinition(tool.name, tool.description, tool.json_schema())
+    # Keyed by what the definition is made of, not by the Tool: per-run tools such as
+    # `request_toolbox` close over run state, so each is a new Tool with the same definition.
+    return _definition(tool.name, tool.description, tool.arguments)
+
+
+@lru_cache(maxsize=512)
+def _definition(name: str, description: str, arguments: type[BaseModel]) -> ToolDefinition:
+    return ToolDefinition(name, description, arguments.model_json_schema())
+
+
+def round_offer(run: RunState) -> RoundOffer:
+    """This round's tools; reused from the last round unless a toolbox was activated."""
+    active = frozenset(run.toolboxes.active) if run.toolboxes else frozenset()
+    if run.offer is None or run.offer.active != active:
+        tools = offered_tools(run)
+        by_name = {tool.name: tool for tool in tools}
+        run.offer = RoundOffer(
+            active=active,
+            tools=tuple(tools),
+            definitions=tuple(tool_definition(tool) for tool in tools),
+            by_name=by_name,
+            names=sorted(by_name),
+        )
+    return run.offer
 
 
 def offered_tools(run: RunState) -> list[Tool]:
@@ -47,12 +71,12 @@ def offered_tools(run: RunState) -> list[Tool]:
 
 
 async def run_tools(
-    run: RunState, tools: list[Tool], calls: tuple[ToolCall, ...]
+    run: RunState, offer: RoundOffer, calls: tuple[ToolCall, ...]
 ) -> list[ToolOutcome]:
     settings = run.deps.settings
-    by_name = {tool.name: tool for tool in tools}
+    by_name = offer.by_name
     run.extras["round"] = run.rounds
-    run.extras["offered_tools"] = sorted(by_name)
+    run.extras["offered_tools"] = offer.names
     tool_context = ToolContext(
         request=run.context,
         runtime=run.deps.runtime,  # type: ignore[arg-type]  # None only in in-memory runs

@@ -9,6 +9,7 @@ round were already sent to the model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -110,17 +111,26 @@ class ToolboxActivated(BaseModel):
     message: str
 
 
+@lru_cache(maxsize=64)
+def _request_toolbox_shape(inactive: tuple[str, ...]) -> tuple[type[BaseModel], str]:
+    """Argument model and description for one set of inactive toolboxes. Cached because
+    building a pydantic model costs ~3 ms — more than the rest of a round — and the same few
+    sets recur in every run."""
+    descriptions = "; ".join(f"{box_id}: {TOOLBOXES[box_id].description}" for box_id in inactive)
+    arguments = create_model(
+        "RequestToolboxArguments",
+        toolbox_id=(Literal[inactive], Field(description="The toolbox to activate.")),
+        reason=(str, Field(min_length=1, max_length=500, description="Why it is needed.")),
+    )
+    return arguments, f"Activate an inactive toolbox for the next round. Available: {descriptions}"
+
+
 def request_toolbox_tool(state: ToolboxState) -> Tool | None:
     """The meta-tool for this round; its enum lists only the currently inactive toolboxes."""
     inactive = state.inactive
     if not inactive:
         return None
-    descriptions = "; ".join(f"{box_id}: {TOOLBOXES[box_id].description}" for box_id in inactive)
-    arguments = create_model(
-        "RequestToolboxArguments",
-        toolbox_id=(Literal[tuple(inactive)], Field(description="The toolbox to activate.")),
-        reason=(str, Field(min_length=1, max_length=500, description="Why it is needed.")),
-    )
+    arguments, description = _request_toolbox_shape(tuple(inactive))
 
     async def handler(args: BaseModel, context: ToolContext) -> ToolboxActivated:
         toolbox_id = args.toolbox_id  # type: ignore[attr-defined]
@@ -132,7 +142,7 @@ def request_toolbox_tool(state: ToolboxState) -> Tool | None:
 
     return Tool(
         name=REQUEST_TOOLBOX,
-        description=f"Activate an inactive toolbox for the next round. Available: {descriptions}",
+        description=description,
         arguments=arguments,
         handler=handler,
         read_only=True,  # changes only this run's state, not the user's data

@@ -3,13 +3,16 @@ checks, as the HTTP API — built from the run's request context, never from mod
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 from agentur.tools.tool import ToolContext
 from agentur.workflows.service import WorkflowService
 from agentur.workspace.files import FileService
 from agentur.workspace.folders import FolderService
+
+Changed = TypeVar("Changed")
 
 
 @asynccontextmanager
@@ -31,3 +34,23 @@ async def folder_service(context: ToolContext) -> AsyncIterator[FolderService]:
 async def workflow_service(context: ToolContext) -> AsyncIterator[WorkflowService]:
     async with context.runtime.database.session() as session:
         yield WorkflowService(session, context.request)
+
+
+async def change_files(
+    context: ToolContext, change: Callable[[FileService], Awaitable[Changed]]
+) -> Changed:
+    """One change through a FileService, committed (which also releases unreferenced blobs)."""
+    async with file_service(context) as files:
+        changed = await change(files)
+        await files.commit()
+        return changed
+
+
+async def change_folders(
+    context: ToolContext, change: Callable[[FolderService], Awaitable[Changed]]
+) -> Changed:
+    """One change through a FolderService, committed."""
+    async with folder_service(context) as folders:
+        changed = await change(folders)
+        await folders.session.commit()
+        return changed

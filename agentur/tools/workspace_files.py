@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, model_validator
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
 from agentur.storage.models import File
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import file_service
+from agentur.tools.workspace_access import change_files, file_service
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.text_window import decode_text
 
@@ -244,10 +244,7 @@ class RenameFileArguments(BaseModel):
 
 
 async def rename_file(args: RenameFileArguments, context: ToolContext) -> dict[str, Any]:
-    async with file_service(context) as files:
-        file = await files.rename(args.file_id, args.new_name)
-        await files.commit()
-        return describe(file)
+    return describe(await change_files(context, lambda f: f.rename(args.file_id, args.new_name)))
 
 
 class MoveFileArguments(BaseModel):
@@ -256,10 +253,7 @@ class MoveFileArguments(BaseModel):
 
 
 async def move_file(args: MoveFileArguments, context: ToolContext) -> dict[str, Any]:
-    async with file_service(context) as files:
-        file = await files.move(args.file_id, args.folder_id)
-        await files.commit()
-        return describe(file)
+    return describe(await change_files(context, lambda f: f.move(args.file_id, args.folder_id)))
 
 
 class TagMode(StrEnum):
@@ -294,10 +288,10 @@ class CopyFileArguments(BaseModel):
 
 
 async def copy_file(args: CopyFileArguments, context: ToolContext) -> dict[str, Any]:
-    async with file_service(context) as files:
-        copy = await files.copy(args.file_id, folder_id=args.folder_id, name=args.name)
-        await files.commit()
-        return {**describe(copy), "copied_from": args.file_id}
+    copy = await change_files(
+        context, lambda f: f.copy(args.file_id, folder_id=args.folder_id, name=args.name)
+    )
+    return {**describe(copy), "copied_from": args.file_id}
 
 
 class ReplaceInFileArguments(BaseModel):

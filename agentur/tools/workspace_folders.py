@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from agentur.storage.models import Folder
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import file_service, folder_service
+from agentur.tools.workspace_access import change_folders, file_service, folder_service
 
 
 def describe(folder: Folder) -> dict[str, Any]:
@@ -30,10 +30,7 @@ class CreateFolderArguments(BaseModel):
 
 
 async def create_folder(args: CreateFolderArguments, context: ToolContext) -> dict[str, Any]:
-    async with folder_service(context) as folders:
-        folder = await folders.create(args.name, args.parent_id)
-        await folders.session.commit()
-        return describe(folder)
+    return describe(await change_folders(context, lambda f: f.create(args.name, args.parent_id)))
 
 
 class DeleteFolderArguments(BaseModel):
@@ -58,10 +55,8 @@ class RenameFolderArguments(BaseModel):
 
 
 async def rename_folder(args: RenameFolderArguments, context: ToolContext) -> dict[str, Any]:
-    async with folder_service(context) as folders:
-        folder = await folders.rename(args.folder_id, args.new_name)
-        await folders.session.commit()
-        return describe(folder)
+    folder = await change_folders(context, lambda f: f.rename(args.folder_id, args.new_name))
+    return describe(folder)
 
 
 class MoveFolderArguments(BaseModel):
@@ -70,10 +65,8 @@ class MoveFolderArguments(BaseModel):
 
 
 async def move_folder(args: MoveFolderArguments, context: ToolContext) -> dict[str, Any]:
-    async with folder_service(context) as folders:
-        folder = await folders.move(args.folder_id, args.parent_id)
-        await folders.session.commit()
-        return describe(folder)
+    folder = await change_folders(context, lambda f: f.move(args.folder_id, args.parent_id))
+    return describe(folder)
 
 
 TOOLS: list[Tool] = [

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agentur.agent.active_runs import ActiveRuns
 from agentur.agent.config import AgentConfig
+from agentur.agent.conversation_manager import temporal_block
 from agentur.agent.events import EventType
 from agentur.agent.hooks import RoundRecord
 from agentur.agent.prepare_run import prepare_run
@@ -181,6 +182,17 @@ async def test_temporal_block_uses_the_request_time_zone() -> None:
     assert system.role is Role.system
     assert f"time zone {zone} (UTC+05:45)" in system.content
     assert f", {before}." in system.content or f", {after}." in system.content
+
+
+def test_temporal_block_of_one_instant_differs_per_zone() -> None:
+    # The block is cached per minute; aware datetimes of one instant compare equal across
+    # zones, so the zone must be part of the cache key.
+    instant = datetime(2026, 3, 2, 23, 30, tzinfo=ZoneInfo("UTC"))
+    utc = temporal_block(instant)
+    kathmandu = temporal_block(instant.astimezone(ZoneInfo("Asia/Kathmandu")))
+    assert "23:30 in the time zone UTC" in utc and "Monday, 2026-03-02" in utc
+    assert "05:15 in the time zone Asia/Kathmandu (UTC+05:45)" in kathmandu
+    assert "Tuesday, 2026-03-03" in kathmandu
 
 
 async def test_tool_set_none_offers_no_tools_and_read_only_offers_only_readers() -> None:

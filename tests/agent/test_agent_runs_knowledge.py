@@ -1,0 +1,59 @@
+"""POST /v1/agent/runs is wired to the knowledge store: the route builds its dependencies with
+`runtime.agent_dependencies`, so the model sees the RAG block and each round is remembered."""
+
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import select
+
+from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
+from agentur.ai.service import AiService
+from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
+from agentur.runtime import Runtime
+from agentur.storage.models.knowledge import RoundMemory
+from tests.conftest import Tenants
+from tests.knowledge.conftest import knowledge_settings, upload
+
+PASSAGE = "The quokka feeding takes place at half past three."
+
+
+async def test_api_run_gets_the_rag_block_and_stores_round_memory(
+    client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants
+) -> None:
+    alice = await tenants.member()
+    provider = ScriptedProvider(
+        [ScriptedTurn.call("list_files"), ScriptedTurn(text="At half past three.")]
+    )
+    await runtime.ai.aclose()
+    runtime.ai = AiService([provider])  # chat and (trigram) embeddings from one provider
+    store = KnowledgeStore(runtime, knowledge_settings())
+    use_knowledge_store(runtime, store)
+    file = await upload(runtime, alice.context, "feeding.txt", f"Feeding times\n\n{PASSAGE}\n")
+    assert (await store.indexer.index_file(file.id)).status == "indexed"
+
+    response = await client.post(
+        "/v1/agent/runs",
+        headers=alice.headers,
+        json={"prompt": "When is the quokka feeding?", "config": {"max_rounds": 5}},
+    )
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "completed" and body["final_text"] == "At half past three."
+    chat = [r for r in provider.received if r.operation != "embedding"]
+    assert len(chat) == 2
+    system = chat[0].messages[0]
+    assert system.role == "system"
+    assert "## Context from the knowledge store" in system.content
+    assert PASSAGE in system.content
+    async with runtime.database.session() as session:
+        rows = list(
+            (
+                await session.execute(
+                    select(RoundMemory).where(RoundMemory.workflow_id == body["workflow_id"])
+                )
+            ).scalars()
+        )
+    assert len(rows) == 1  # one tool round; the answering round has nothing to remember
+    assert rows[0].mandate_id == alice.mandate_id
+    assert rows[0].tool_results[0]["tool_name"] == "list_files"
