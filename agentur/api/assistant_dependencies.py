@@ -12,6 +12,7 @@ from fastapi import Depends, Header, Request
 from agentur.ai.service import AiService
 from agentur.api.dependencies import RuntimeDep, SessionDep, get_request_context
 from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
+from agentur.assistant.conversation_access import ConversationAccess
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.rate_limit import SlidingWindowLimiter
 from agentur.assistant.settings import AssistantSettings
@@ -45,6 +46,11 @@ class Caller:
     context: RequestContext
     visitor_key_id: str | None = None
     visitor_assistant_id: str | None = None
+    conversation_token: str | None = None
+
+    @property
+    def access(self) -> ConversationAccess:
+        return ConversationAccess(self.visitor_key_id, self.conversation_token)
 
     def check_assistant(self, assistant_id: str) -> None:
         if self.visitor_assistant_id is not None and self.visitor_assistant_id != assistant_id:
@@ -66,6 +72,7 @@ async def get_caller(
     authorization: Annotated[str | None, Header()] = None,
     x_user_timezone: Annotated[str | None, Header()] = None,
     accept_language: Annotated[str | None, Header()] = None,
+    x_conversation_token: Annotated[str | None, Header()] = None,
 ) -> Caller:
     scheme, _, token = (authorization or "").partition(" ")
     token = token.strip()
@@ -79,7 +86,7 @@ async def get_caller(
             timezone=resolve_timezone(x_user_timezone),
             language=resolve_language(accept_language, runtime.settings.default_language),
         )
-        return Caller(context, visitor.key_id, visitor.assistant_id)
+        return Caller(context, visitor.key_id, visitor.assistant_id, x_conversation_token)
     context = await get_request_context(
         request, runtime, session, authorization, None, x_user_timezone, None, accept_language
     )

@@ -1,6 +1,12 @@
 """Sends a validated API-catalog call: credential injected here (never seen by a model or put
 in an event), no redirects to other hosts, a timeout, a response size cap, and a windowed view
-of the response text (A11)."""
+of the response text (A11).
+
+The egress policy of agentur/tools/egress.py applies too: a catalog definition is
+configuration, but whoever can write one must not be able to aim the server at its own
+network (cloud metadata at 169.254.169.254, localhost admin ports, intranet services). Every
+hop, redirects included, is checked before it connects; a deployment that calls internal
+APIs on purpose exempts them by host (or allows private targets altogether)."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import httpx
 from agentur.assistant.api_url import ApiCallRejected, PreparedCall, check_path, check_same_origin
 from agentur.assistant.definition import ApiCatalog, ApiCredential
 from agentur.errors import AgenturError, TooLargeError
+from agentur.tools.egress import EgressPolicy, EgressTransport
 
 
 class ApiCallFailed(AgenturError):
@@ -25,6 +32,10 @@ class ApiLimits:
     timeout_seconds: float
     max_response_bytes: int
     max_redirects: int
+    # Off by default: private, loopback, link-local and metadata targets are refused.
+    allow_private_targets: bool = False
+    # `host` or `host:port` exempt from that refusal (a trusted internal API).
+    allowed_hosts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +89,16 @@ async def send_call(
 ) -> ApiResponse:
     base_path = urlsplit(catalog.base_url).path.rstrip("/")
     url, method, body = call.url, call.method, call.body
+    if not limits.allow_private_targets:
+        transport = EgressTransport(
+            EgressPolicy(allowed_hosts=limits.allowed_hosts),
+            transport or httpx.AsyncHTTPTransport(),
+        )
     async with httpx.AsyncClient(
-        follow_redirects=False, timeout=limits.timeout_seconds, transport=transport
+        follow_redirects=False,
+        timeout=limits.timeout_seconds,
+        transport=transport,
+        trust_env=False,  # a proxy from the environment would hide the real target
     ) as client:
         for _ in range(limits.max_redirects + 1):
             headers = {"Accept": "application/json, text/plain;q=0.9, */*;q=0.1"}

@@ -91,6 +91,7 @@ async def classify_with_router(
     embedder: Embedder | None,
     threshold: float,
     similarity_threshold: float,
+    similarity_floor: float,
     reason: str | None = None,
 ) -> Intent:
     routed = await route_message(
@@ -99,6 +100,7 @@ async def classify_with_router(
         embedder=embedder,
         threshold=threshold,
         similarity_threshold=similarity_threshold,
+        similarity_floor=similarity_floor,
     )
     return Intent(
         ROUTER_ACTIONS[routed.kind],
@@ -118,6 +120,7 @@ async def classify_intent(
     embedder: Embedder | None,
     threshold: float,
     similarity_threshold: float,
+    similarity_floor: float,
 ) -> Intent:
     reason = "no model configured"
     if ai is not None:
@@ -132,5 +135,6 @@ async def classify_intent(
         embedder=embedder,
         threshold=threshold,
         similarity_threshold=similarity_threshold,
+        similarity_floor=similarity_floor,
         reason=reason,
     )

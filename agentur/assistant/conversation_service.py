@@ -15,6 +15,7 @@ from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
 from agentur.assistant.call_api import ApiLimits
+from agentur.assistant.conversation_access import ConversationAccess, new_conversation_token
 from agentur.assistant.conversation_store import ConversationStore
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.definition import ApiCredential, AssistantDefinition
@@ -63,6 +64,8 @@ def build_api(
         settings.assistant_api_timeout_seconds,
         settings.assistant_api_max_response_bytes,
         settings.assistant_api_max_redirects,
+        settings.assistant_api_allow_private_targets,
+        settings.api_allowed_hosts,
     )
     return AssistantApi(
         definition.api_catalog, limits, open_credential, has_credential=bool(sealed)
@@ -77,8 +80,10 @@ class ConversationService:
         ai: AiService | None,
         caller: RequestContext,
         box: CredentialsBox,
+        access: ConversationAccess,
     ) -> None:
         self.runtime = runtime
+        self.access = access
         self.settings = settings
         self.ai = ai
         self.caller = caller
@@ -88,13 +93,16 @@ class ConversationService:
         async with self.runtime.database.transaction() as session:
             assistant = await AssistantStore(session, self.caller.mandate_id).get(assistant_id)
             definition = parse_definition(assistant.definition)
+            token, token_hash = new_conversation_token()
             conversation = await ConversationStore(
                 session, assistant.mandate_id, assistant.id
-            ).create(definition.languages[0])
+            ).create(definition.languages[0], self.access.visitor_key_id, token_hash)
             return {
                 "id": conversation.id,
                 "assistant_id": assistant.id,
                 "language": conversation.language,
+                # Shown once; visitors send it as X-Conversation-Token on every later call.
+                "token": token,
             }
 
     async def send(
@@ -110,7 +118,7 @@ class ConversationService:
         async with self.runtime.database.transaction() as session:
             assistant = await AssistantStore(session, self.caller.mandate_id).get(assistant_id)
             conversations = ConversationStore(session, assistant.mandate_id, assistant.id)
-            conversation = await conversations.get(conversation_id)
+            conversation = await conversations.get(conversation_id, self.access)
             await conversations.add_message(conversation, "visitor", text)
         definition = parse_definition(assistant.definition)
         context = assistant_context(assistant, self.caller)
@@ -171,7 +179,7 @@ class ConversationService:
         async with self.runtime.database.session() as session:
             assistant = await AssistantStore(session, self.caller.mandate_id).get(assistant_id)
             rows = await ConversationStore(session, assistant.mandate_id, assistant.id).messages(
-                conversation_id
+                conversation_id, self.access
             )
             return [
                 {

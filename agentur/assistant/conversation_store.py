@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from agentur.assistant.conversation_access import ConversationAccess
 from agentur.errors import NotFoundError
 from agentur.storage.models.assistant import (
     AssistantConversation,
@@ -23,15 +24,25 @@ class ConversationStore:
         self.mandate_id = mandate_id
         self.assistant_id = assistant_id
 
-    async def create(self, language: str) -> AssistantConversation:
+    async def create(
+        self, language: str, visitor_key_id: str | None, token_hash: str
+    ) -> AssistantConversation:
         row = AssistantConversation(
-            mandate_id=self.mandate_id, assistant_id=self.assistant_id, state={}, language=language
+            mandate_id=self.mandate_id,
+            assistant_id=self.assistant_id,
+            state={},
+            language=language,
+            visitor_key_id=visitor_key_id,
+            token_hash=token_hash,
         )
         self.session.add(row)
         await self.session.flush()
         return row
 
-    async def get(self, conversation_id: str) -> AssistantConversation:
+    async def get(
+        self, conversation_id: str, access: ConversationAccess | None = None
+    ) -> AssistantConversation:
+        """The conversation, when `access` (if given) may use it; else NotFoundError."""
         row = (
             await self.session.execute(
                 select(AssistantConversation).where(
@@ -43,6 +54,8 @@ class ConversationStore:
         ).scalar_one_or_none()
         if row is None:
             raise NotFoundError(f"conversation {conversation_id} not found")
+        if access is not None:
+            access.check(row)
         return row
 
     async def add_message(
@@ -66,8 +79,10 @@ class ConversationStore:
         await self.session.flush()
         return row
 
-    async def messages(self, conversation_id: str) -> list[AssistantMessage]:
-        await self.get(conversation_id)
+    async def messages(
+        self, conversation_id: str, access: ConversationAccess
+    ) -> list[AssistantMessage]:
+        await self.get(conversation_id, access)
         rows = await self.session.execute(
             select(AssistantMessage)
             .where(

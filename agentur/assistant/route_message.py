@@ -113,15 +113,16 @@ async def route_message(
     embedder: Embedder | None,
     threshold: float,
     similarity_threshold: float,
+    similarity_floor: float,
 ) -> RouteResult:
-    # With embeddings, word overlap only adds noise (bench/intent_routing.py: 0.866 without
-    # it, 0.859 with it); without them it is the only signal beyond keywords.
+    # With embeddings, word overlap only adds noise (bench/intent_routing.py, curated: 0.862
+    # without it, 0.790 with it); without them it is the only signal beyond keywords.
     similarity: list[Scored] = []
     embeddable = [candidate for candidate in candidates if candidate.examples]
     if embedder is not None and embeddable:
         try:
             ranked = await rank_by_similarity(message, embeddable, embedder)
-            similarity = as_scored(ranked, similarity_threshold, threshold)
+            similarity = as_scored(ranked, similarity_threshold, similarity_floor, threshold)
         except (AgenturError, ProviderError) as error:
             # No embedding model (or it failed): keywords and overlap decide (S8).
             logger.info("router similarity unavailable: %s", error)

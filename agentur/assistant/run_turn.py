@@ -146,6 +146,7 @@ class _Turn:
             embedder=self.deps.embedder,
             threshold=settings.assistant_router_threshold,
             similarity_threshold=settings.assistant_similarity_threshold,
+            similarity_floor=settings.assistant_similarity_floor,
         )
         self.record.path.append(f"classify:{intent.via}")
         async for event in self._act(intent):

@@ -16,12 +16,16 @@ from agentur.assistant.call_api import ApiCallFailed, ApiLimits
 from agentur.assistant.definition import ApiCatalog, ApiCredential
 from agentur.context import Role
 from agentur.errors import TooLargeError
+from agentur.tools.egress import EgressRefusedError
 from agentur.tools.tool import ToolContext
 from tests.assistant.http_server import Recorded, recording_server
 from tests.assistant.turns import CONTEXT
 
 SECRET = "s3cr3t-token-value"
-LIMITS = ApiLimits(timeout_seconds=0.5, max_response_bytes=1_000, max_redirects=2)
+# The test server listens on 127.0.0.1, which the default egress policy refuses.
+LIMITS = ApiLimits(
+    timeout_seconds=0.5, max_response_bytes=1_000, max_redirects=2, allow_private_targets=True
+)
 
 
 @pytest.fixture
@@ -61,9 +65,9 @@ def catalog(base: str) -> ApiCatalog:
     )
 
 
-def api(base: str) -> AssistantApi:
+def api(base: str, limits: ApiLimits = LIMITS) -> AssistantApi:
     credential = ApiCredential(kind="bearer", value=SECRET)
-    return AssistantApi(catalog(base), LIMITS, lambda: credential, has_credential=True)
+    return AssistantApi(catalog(base), limits, lambda: credential, has_credential=True)
 
 
 PATH_ATTACKS = [
@@ -214,3 +218,42 @@ async def test_a_read_only_context_cannot_call_the_api(server) -> None:  # type:
     )
     assert outcome.is_error and "read-only" in outcome.content
     assert recorded.requests == []
+
+
+DEFAULT_LIMITS = ApiLimits(timeout_seconds=0.5, max_response_bytes=1_000, max_redirects=2)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "http://169.254.169.254/latest/meta-data",
+        "http://localhost:8080",
+        "http://127.0.0.1:9",
+        "http://10.0.0.5",
+        "http://[::1]:8080",
+        "http://metadata.google.internal",
+    ],
+)
+async def test_default_policy_refuses_internal_base_urls(base: str) -> None:
+    # Nothing listens on most of these: a refusal here comes from the policy, not the network.
+    with pytest.raises(EgressRefusedError):
+        await api(base, DEFAULT_LIMITS).call("order", {"order_id": "1"})
+
+
+async def test_default_policy_sends_nothing_to_a_loopback_server(server) -> None:  # type: ignore[no-untyped-def]
+    base, recorded = server
+    with pytest.raises(EgressRefusedError, match="loopback"):
+        await api(base, DEFAULT_LIMITS).call("order", {"order_id": "1"})
+    assert recorded.requests == []
+
+
+async def test_one_internal_host_can_be_allowed_by_host_and_port(server) -> None:  # type: ignore[no-untyped-def]
+    base, recorded = server
+    host_port = base.removeprefix("http://")
+    exempt = ApiLimits(0.5, 1_000, 2, allowed_hosts=frozenset({host_port}))
+    response = await api(base, exempt).call("order", {"order_id": "1"})
+    assert response.status == 200 and len(recorded.requests) == 1
+    other_port = ApiLimits(0.5, 1_000, 2, allowed_hosts=frozenset({"127.0.0.1:1"}))
+    with pytest.raises(EgressRefusedError):
+        await api(base, other_port).call("order", {"order_id": "1"})
+    assert len(recorded.requests) == 1

@@ -198,3 +198,49 @@ async def test_cors_only_for_allowed_origins(client: httpx.AsyncClient, tenants:
     assert "access-control-allow-origin" not in denied.headers
     started = await client.post(url, headers={**admin.headers, "Origin": "https://shop.example"})
     assert started.headers["access-control-allow-origin"] == "https://shop.example"
+
+
+async def test_conversation_is_bound_to_its_key_and_token(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
+    admin = await tenants.member()
+    assistant_id = await _create(client, admin.headers, allowed_origins=["https://shop.example"])
+    key = await _visitor_headers(client, assistant_id, admin.headers)
+    second_key = await _visitor_headers(client, assistant_id, admin.headers)
+    base = f"/v1/assistants/{assistant_id}/conversations"
+    started = (await client.post(base, headers=key)).json()
+    other = (await client.post(base, headers=key)).json()
+    assert started["token"] and started["token"] != other["token"]
+    messages = f"{base}/{started['id']}/messages"
+    escalations = f"{base}/{started['id']}/escalations"
+    token = {"X-Conversation-Token": started["token"]}
+    for headers in [
+        key,  # the public key alone is not enough
+        {**key, "X-Conversation-Token": "act_guessed"},
+        {**key, "X-Conversation-Token": other["token"]},  # another conversation's token
+        {**second_key, **token},  # the right token with another key of the same assistant
+    ]:
+        said = await client.post(messages, json={"text": "hi"}, headers=headers)
+        assert said.status_code == 404, said.text
+        assert (await client.get(messages, headers=headers)).status_code == 404
+        escalated = await client.post(
+            escalations, json={"help_desk": "support", "text": "help"}, headers=headers
+        )
+        assert escalated.status_code == 404
+    said = await client.post(messages, json={"text": "hi"}, headers={**key, **token})
+    assert said.status_code == 200, said.text
+    history = await client.get(messages, headers={**key, **token})
+    assert [m["role"] for m in history.json()] == ["visitor", "assistant"]
+    # The mandate's own staff may read every conversation of their mandate without the token.
+    assert len((await client.get(messages, headers=admin.headers)).json()) == 2
+    # A conversation started with a mandate key is not reachable with a publishable key.
+    staff = (await client.post(base, headers=admin.headers)).json()
+    staff_messages = f"{base}/{staff['id']}/messages"
+    staff_token = {"X-Conversation-Token": staff["token"]}
+    assert (await client.get(staff_messages, headers={**key, **staff_token})).status_code == 404
+    # Browsers may send the token header cross-origin.
+    allowed = await client.options(
+        messages,
+        headers={"Origin": "https://shop.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert "X-Conversation-Token" in allowed.headers["access-control-allow-headers"]

@@ -23,6 +23,15 @@ async def _visitor(
     return assistant_id, {"Authorization": f"Bearer {key.json()['key']}"}
 
 
+async def _start(
+    client: httpx.AsyncClient, assistant_id: str, visitor: dict[str, str]
+) -> tuple[str, dict[str, str]]:
+    """A new conversation's id and the headers to continue it (key plus its token)."""
+    started = await client.post(f"/v1/assistants/{assistant_id}/conversations", headers=visitor)
+    assert started.status_code == 201, started.text
+    return started.json()["id"], {**visitor, "X-Conversation-Token": started.json()["token"]}
+
+
 async def _say(client, assistant_id, conversation_id, text, headers):  # type: ignore[no-untyped-def]
     response = await client.post(
         f"/v1/assistants/{assistant_id}/conversations/{conversation_id}/messages",
@@ -42,12 +51,8 @@ async def test_done_when_without_any_provider(client: httpx.AsyncClient, tenants
         files={"file": ("shipping.md", KNOWLEDGE_DOC.encode(), "text/markdown")},
     )
     assert upload.status_code == 201, upload.text
-    assistant_id, visitor = await _visitor(client, admin.headers)
-    conversation = await client.post(
-        f"/v1/assistants/{assistant_id}/conversations", headers=visitor
-    )
-    assert conversation.status_code == 201, conversation.text
-    cid = conversation.json()["id"]
+    assistant_id, key = await _visitor(client, admin.headers)
+    cid, visitor = await _start(client, assistant_id, key)
 
     faq = await _say(client, assistant_id, cid, "How do I return an item I bought?", visitor)
     assert faq["answer"] == RETURNS_ANSWER
@@ -90,10 +95,8 @@ async def test_sse_stream_carries_every_event_type(
     client: httpx.AsyncClient, tenants: Tenants
 ) -> None:
     admin = await tenants.member()
-    assistant_id, visitor = await _visitor(client, admin.headers)
-    cid = (
-        await client.post(f"/v1/assistants/{assistant_id}/conversations", headers=visitor)
-    ).json()["id"]
+    assistant_id, key = await _visitor(client, admin.headers)
+    cid, visitor = await _start(client, assistant_id, key)
     response = await client.post(
         f"/v1/assistants/{assistant_id}/conversations/{cid}/messages",
         json={"text": "Can I send something back?"},
@@ -118,10 +121,8 @@ async def test_thinking_events_are_recorded_with_the_answer(
     client: httpx.AsyncClient, tenants: Tenants
 ) -> None:
     admin = await tenants.member()
-    assistant_id, visitor = await _visitor(client, admin.headers)
-    cid = (
-        await client.post(f"/v1/assistants/{assistant_id}/conversations", headers=visitor)
-    ).json()["id"]
+    assistant_id, key = await _visitor(client, admin.headers)
+    cid, visitor = await _start(client, assistant_id, key)
     answer = await _say(client, assistant_id, cid, "Wie lange dauert der Versand?", visitor)
     assert answer["language"] == "de"
     assert answer["thinking"][0] == {"stage": "classify", "text": "Ich verstehe Ihre Frage…"}

@@ -4,6 +4,7 @@ server-side, and the secret nowhere in what the visitor or the conversation log 
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.assistant.definitions import shop_definition
 from tests.assistant.http_server import recording_server
@@ -13,10 +14,12 @@ SECRET = "sk-live-very-secret"
 
 
 async def test_flow_calls_the_catalog_with_server_side_credentials(
-    client: httpx.AsyncClient, tenants: Tenants
+    client: httpx.AsyncClient, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     admin = await tenants.member()
     with recording_server() as (base, recorded):
+        # The test server is on 127.0.0.1: exempt exactly it, as an operator would.
+        monkeypatch.setenv("AGENTUR_ASSISTANT_API_ALLOWED_HOSTS", base.removeprefix("http://"))
         definition = shop_definition(
             api_catalog={
                 "base_url": f"{base}/api",

@@ -3,6 +3,8 @@
 `POST …/messages` streams Server-Sent Events (`thinking`, `chunk`, `sources`, `action`,
 `final`) when the client sends `Accept: text/event-stream`, else answers the final JSON.
 CORS answers only origins listed in the assistant's `allowed_origins`.
+Starting a conversation returns a secret `token`; a publishable-key caller must send it as
+`X-Conversation-Token` (with the same key) on every later call, else 404.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agentur.api.assistant_dependencies import (
 from agentur.api.dependencies import RuntimeDep, SessionDep
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
+from agentur.assistant.conversation_access import TOKEN_HEADER
 from agentur.assistant.conversation_service import ConversationService
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
@@ -38,7 +41,9 @@ from agentur.storage.models.assistant import Assistant
 
 router = APIRouter(prefix="/assistants", tags=["assistant conversations"])
 CORS_METHODS = "GET, POST, OPTIONS"
-CORS_HEADERS = "Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone"
+CORS_HEADERS = (
+    f"Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone, {TOKEN_HEADER}"
+)
 
 
 class MessageIn(BaseModel):
@@ -84,7 +89,7 @@ def _service(
     caller: Caller,
     box: CredentialsBox,
 ) -> ConversationService:
-    return ConversationService(runtime, settings, ai, caller.context, box)
+    return ConversationService(runtime, settings, ai, caller.context, box, caller.access)
 
 
 @router.post("/{assistant_id}/conversations", status_code=status.HTTP_201_CREATED)

@@ -50,6 +50,10 @@ class AssistantConversation(IdMixin, TimestampMixin, Base):
     # Flow position and collected variables; deterministic state, never model output.
     state: Mapped[dict] = mapped_column(JSON, default=dict)
     language: Mapped[str] = mapped_column(String(8), default="en")
+    # The publishable key that started it (None: a mandate API key) and the SHA-256 of the
+    # per-conversation secret token a visitor must present to continue or read it.
+    visitor_key_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class AssistantMessage(IdMixin, TimestampMixin, Base):

@@ -75,6 +75,8 @@ def upgrade() -> None:
         _assistant_fk("assistant_conversations"),
         sa.Column("state", sa.JSON(), nullable=False),
         sa.Column("language", sa.String(8), nullable=False),
+        sa.Column("visitor_key_id", sa.String(36), nullable=True),
+        sa.Column("token_hash", sa.String(64), nullable=True),
     )
     op.create_table(
         "assistant_messages",
