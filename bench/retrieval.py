@@ -7,7 +7,8 @@
    model; MRR@10 and Recall@5 over passages (chunk hits folded to their file) for the lexical,
    vector and hybrid legs on each backend.
 2. Indexing throughput vs the raw embedding model on the same chunks (ratio; target >= 0.9).
-3. Search latency p50/p99 (hybrid, precomputed query vectors) at 10k and 100k chunks.
+3. Search latency p50/p99 (hybrid, and each leg alone; precomputed query vectors) at 10k and
+   100k chunks.
 
 Embeddings of chunks and queries are cached in `$TMPDIR/agentur-bench-cache/` (keyed by model
 and text), so only the first run pays for the model; the throughput figure embeds uncached.
@@ -271,17 +272,25 @@ async def latency(
         if not runtime.database.is_sqlite:
             async with runtime.database.transaction() as session:
                 await session.execute(text("ANALYZE knowledge_chunks"))  # as autovacuum would
-        timings = []
-        async with runtime.database.session() as session:
-            for query, vector in query_rows[:LATENCY_QUERIES]:
-                started = time.perf_counter()
-                await store.search.search(session, query, context, limit=10, query_vector=vector)
-                timings.append((time.perf_counter() - started) * 1000)
-        timings.sort()
-        p99 = timings[int(len(timings) * 0.99) - 1]
-        print(
-            f"  {size:>7} chunks: hybrid p50 {statistics.median(timings):.1f} ms, p99 {p99:.1f} ms"
-        )
+        for label, legs in (
+            ("hybrid", ("lexical", "vector")),
+            ("lexical", ("lexical",)),
+            ("vector", ("vector",)),
+        ):
+            timings = []
+            async with runtime.database.session() as session:
+                for query, vector in query_rows[:LATENCY_QUERIES]:
+                    started = time.perf_counter()
+                    await store.search.search(
+                        session, query, context, limit=10, query_vector=vector, legs=legs
+                    )
+                    timings.append((time.perf_counter() - started) * 1000)
+            timings.sort()
+            p99 = timings[int(len(timings) * 0.99) - 1]
+            print(
+                f"  {size:>7} chunks: {label:7} p50 {statistics.median(timings):.1f} ms, "
+                f"p99 {p99:.1f} ms"
+            )
     await runtime.close()
 
 

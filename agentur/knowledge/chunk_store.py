@@ -151,15 +151,19 @@ async def insert_chunks(
                 vectors,
             )
         return
+    # One statement for the whole file: the term-statistics trigger then runs once, not per row.
     await session.execute(
         text(
-            "UPDATE knowledge_chunks SET tsv = to_tsvector('simple', :terms), "
-            "embedding = CAST(:v AS vector) WHERE id = :id"
+            "UPDATE knowledge_chunks AS c SET tsv = to_tsvector('simple', d.terms), "
+            "embedding = CAST(d.v AS vector) "
+            "FROM unnest(CAST(:ids AS bigint[]), CAST(:terms AS text[]), CAST(:vs AS text[])) "
+            "AS d(id, terms, v) WHERE c.id = d.id"
         ),
-        [
-            {"id": c.id, "terms": r.terms, "v": json.dumps(r.vector) if r.vector else None}
-            for c, r in zip(chunks, rows, strict=True)
-        ],
+        {
+            "ids": [c.id for c in chunks],
+            "terms": [r.terms for r in rows],
+            "vs": [json.dumps(r.vector) if r.vector else None for r in rows],
+        },
     )
 
 

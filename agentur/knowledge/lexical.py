@@ -3,9 +3,9 @@
 Text is split into words, accents folded (`Zürich` → `zurich`), and each word indexed twice:
 folded as written and as its Snowball stem in the chunk's language (German, French, Italian,
 English; detected from stop words). Queries get the same treatment in the query's language and
-match any term (OR), so BM25 (SQLite) / ts_rank (PostgreSQL) ranks by how much matches. Longer
-query words also match as prefixes, which catches the head of German compounds
-(`Aufzug` → `Aufzugsanlage`).
+match any term (OR), ranked by BM25 (see lexical_leg.py). Longer query words also match as
+prefixes, which catches the head of German compounds (`Aufzug` → `Aufzugsanlage`); which
+indexed words a prefix stands for is decided in lexical_plan.py.
 """
 
 from __future__ import annotations
@@ -94,11 +94,3 @@ def query_terms(query: str, language: str) -> list[tuple[str, bool]]:
             if term and term not in seen:
                 seen[term] = len(term) >= PREFIX_MIN_LENGTH
     return list(seen.items())[:MAX_QUERY_TERMS]
-
-
-def fts5_query(terms: list[tuple[str, bool]]) -> str:
-    return " OR ".join(f'"{t}"' + ("*" if prefix else "") for t, prefix in terms)
-
-
-def tsquery(terms: list[tuple[str, bool]]) -> str:
-    return " | ".join(f"'{t}'" + (":*" if prefix else "") for t, prefix in terms)

@@ -13,7 +13,8 @@ from agentur.context import RequestContext
 from agentur.errors import InvalidInputError
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
 from agentur.knowledge.lexical import detect_language
-from agentur.knowledge.search_legs import SearchFilters, lexical_leg, vector_leg
+from agentur.knowledge.lexical_leg import lexical_leg
+from agentur.knowledge.search_legs import SearchFilters, vector_leg
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
@@ -110,7 +111,13 @@ class KnowledgeSearch:
         if LEXICAL in legs:
             language = detect_language(query, context.language)
             rankings[LEXICAL] = await lexical_leg(
-                session, query, language, context, filters, candidates
+                session,
+                query,
+                language,
+                context,
+                filters,
+                candidates,
+                self.settings.knowledge_lexical_budget,
             )
         fused = fuse(rankings, self.settings.knowledge_rrf_k)[:limit]
         hits = await self._load(session, fused, context, filters)

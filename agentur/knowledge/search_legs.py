@@ -10,12 +10,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, column, literal_column, select, table, text
+from sqlalchemy import ColumnElement, column, select, table, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite, vector_table
-from agentur.knowledge.lexical import fts5_query, query_terms, tsquery
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 from agentur.workspace.scopes import visible_files
@@ -47,55 +46,6 @@ class SearchFilters:
         return found
 
 
-async def lexical_leg(
-    session: AsyncSession,
-    query: str,
-    language: str,
-    context: RequestContext,
-    filters: SearchFilters,
-    limit: int,
-) -> list[int]:
-    terms = query_terms(query, language)
-    if not terms:
-        return []
-    conditions = filters.conditions(context)
-    if is_sqlite(session):
-        score = literal_column("bm25(knowledge_chunks_fts)")
-        statement = (
-            select(ContentChunk.id)
-            .select_from(FTS)
-            .join(ContentChunk, ContentChunk.id == FTS.c.rowid)
-            .join(File, File.id == ContentChunk.file_id)
-            .where(
-                text("knowledge_chunks_fts MATCH :fts_query").bindparams(
-                    fts_query=fts5_query(terms)
-                )
-            )
-            .where(*conditions)
-            .order_by(score)
-            .limit(limit)
-        )
-    else:
-        query_text = tsquery(terms)
-        statement = (
-            select(ContentChunk.id)
-            .join(File, File.id == ContentChunk.file_id)
-            .where(
-                text("knowledge_chunks.tsv @@ to_tsquery('simple', :ts_match)").bindparams(
-                    ts_match=query_text
-                )
-            )
-            .where(*conditions)
-            .order_by(
-                text(
-                    "ts_rank(knowledge_chunks.tsv, to_tsquery('simple', :ts_rank_query)) DESC"
-                ).bindparams(ts_rank_query=query_text)
-            )
-            .limit(limit)
-        )
-    return list((await session.execute(statement)).scalars())
-
-
 async def vector_leg(
     session: AsyncSession,
     vector: list[float],
@@ -108,7 +58,10 @@ async def vector_leg(
     caller's tenant partition plus global), the visibility filter runs on those candidates;
     when it leaves fewer than `limit`, the candidate set grows."""
     conditions = filters.conditions(context)
-    k = max(limit * KNN_GROWTH, 50)
+    # sqlite-vec scans every vector and its top-k upkeep grows with k (100k × 384: 73 ms CPU
+    # at k=50, 97 ms at k=200), so it starts at `limit` and widens only when filters eat hits;
+    # HNSW's recall wants the oversampling.
+    k = limit if is_sqlite(session) else max(limit * KNN_GROWTH, 50)
     while True:
         candidates = await _knn(session, vector, model, context, k)
         if not candidates:

@@ -51,6 +51,13 @@ class KnowledgeSettings(PartSettings):
     knowledge_search_candidates: int = Field(
         default=50, ge=1, le=1_000, description="Hits each search leg contributes to the fusion."
     )
+    knowledge_lexical_budget: int = Field(
+        default=5_000,
+        ge=100,
+        le=1_000_000,
+        description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
+        "within it find candidates, common ones only add to their score; bounds latency.",
+    )
     knowledge_max_search_limit: int = Field(
         default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
     )

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, SessionDep
+from agentur.knowledge.search import SearchHit
 from agentur.knowledge.search_legs import SearchFilters
 from agentur.knowledge.store import knowledge_store
 from agentur.storage.models.knowledge import FileContentIndex
@@ -26,23 +27,9 @@ class SearchIn(BaseModel):
     content_types: list[str] | None = None
 
 
-class HitOut(BaseModel):
-    chunk_id: int
-    file_id: str
-    file_name: str
-    scope: str
-    text: str
-    heading_path: list[str]
-    content_type: str
-    page: int | None
-    start: int
-    end: int
-    score: float
-    legs: list[str]
-
-
 class SearchOut(BaseModel):
-    hits: list[HitOut]
+    # The domain dataclass is the response shape itself (pydantic validates dataclasses).
+    hits: list[SearchHit]
     legs: list[str] = Field(description="The retrieval legs that ran: lexical, vector.")
     vector_error: str | None = Field(description="Why the vector leg did not run, if it did not.")
 
@@ -80,14 +67,10 @@ async def search_knowledge(
         ),
     )
     return SearchOut(
-        hits=[_hit(hit) for hit in result.hits],
+        hits=result.hits,
         legs=result.legs,
         vector_error=result.vector_error,
     )
-
-
-def _hit(hit: Any) -> HitOut:
-    return HitOut(**{name: getattr(hit, name) for name in HitOut.model_fields})
 
 
 def _index_out(file_id: str, index: FileContentIndex | None) -> IndexOut:

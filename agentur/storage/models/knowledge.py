@@ -1,10 +1,13 @@
 """Tables of the knowledge part (K1).
 
 Besides these ORM tables the migration creates per dialect:
-- SQLite: `knowledge_chunks_fts` (FTS5, contentless, rowid = chunk id) and one sqlite-vec
+- SQLite: `knowledge_chunks_fts` (FTS5, contentless, rowid = chunk id), its document
+  frequencies `knowledge_chunks_vocab` (fts5vocab), and one sqlite-vec
   `vec0` table per embedding dimension, `knowledge_vec_<dims>` (rowid = chunk id, partitioned by
   mandate, or `global` for global files). Tables for new dimensions are created on first use.
-- PostgreSQL: `knowledge_chunks.tsv` (tsvector, GIN) and `knowledge_chunks.embedding` (an
+- PostgreSQL: `knowledge_chunks.tsv` (tsvector, GIN), BM25 statistics per partition in
+  `knowledge_term_stats` (part, term, df, total; kept by statement triggers on
+  knowledge_chunks), and `knowledge_chunks.embedding` (an
   untyped pgvector column) with one partial HNSW index per dimension on
   `(embedding::vector(<dims>)) vector_cosine_ops WHERE embedding_dims = <dims>`.
 So one schema holds vectors of any model; a query only compares vectors of the same model.

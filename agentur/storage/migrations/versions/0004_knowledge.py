@@ -164,6 +164,10 @@ def upgrade() -> None:
             "terms, content='', contentless_delete=1, "
             "tokenize='unicode61 remove_diacritics 2')"
         )
+        # Document frequencies for the lexical plan (lexical_plan.py), read from the index.
+        op.execute(
+            "CREATE VIRTUAL TABLE knowledge_chunks_vocab USING fts5vocab(knowledge_chunks_fts, row)"
+        )
         op.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS knowledge_vec_384 USING vec0("
             "part text partition key, embedding float[384] distance_metric=cosine)"
@@ -172,6 +176,7 @@ def upgrade() -> None:
         op.execute("ALTER TABLE knowledge_chunks ADD COLUMN tsv tsvector")
         op.execute("ALTER TABLE knowledge_chunks ADD COLUMN embedding vector")
         op.execute("CREATE INDEX ix_knowledge_chunks_tsv ON knowledge_chunks USING gin (tsv)")
+        _create_term_stats()
         for dims in DEFAULT_DIMENSIONS:
             op.execute(
                 f"CREATE INDEX IF NOT EXISTS ix_knowledge_chunks_hnsw_{dims} ON knowledge_chunks "
@@ -180,8 +185,68 @@ def upgrade() -> None:
             )
 
 
+# BM25 statistics per partition (the mandate, or `global` for global files): df per word, and
+# under the word '' the number of chunks (df) and their summed lengths (total). A statement
+# trigger keeps them, so every path that writes or deletes chunks (cascades too) is counted;
+# rows are locked in (part, term) order, so concurrent indexers wait but never deadlock.
+_STATS_DELTA = """
+    INSERT INTO knowledge_term_stats AS s (part, term, df, total)
+    SELECT part, term, sum(df) * {sign}, sum(total) * {sign} FROM (
+        SELECT CASE WHEN r.scope = 'global' THEN 'global' ELSE r.mandate_id END AS part,
+               u.lexeme AS term, 1 AS df, 0 AS total
+        FROM {rows} AS r, unnest(r.tsv) AS u
+        UNION ALL
+        SELECT CASE WHEN r.scope = 'global' THEN 'global' ELSE r.mandate_id END,
+               '', 1, length(r.tsv)
+        FROM {rows} AS r WHERE r.tsv IS NOT NULL
+    ) AS changes GROUP BY part, term ORDER BY part, term
+    ON CONFLICT (part, term) DO UPDATE
+    SET df = s.df + EXCLUDED.df, total = s.total + EXCLUDED.total;
+"""
+
+
+def _create_term_stats() -> None:
+    op.execute(
+        "CREATE TABLE knowledge_term_stats (part varchar(36) NOT NULL, "
+        'term text COLLATE "C" NOT NULL, df bigint NOT NULL, total bigint NOT NULL, '
+        "CONSTRAINT pk_knowledge_term_stats PRIMARY KEY (part, term))"
+    )
+    for operation, old, new in (
+        ("INSERT", None, "new_rows"),
+        ("UPDATE", "old_rows", "new_rows"),
+        ("DELETE", "old_rows", None),
+    ):
+        body = ""
+        if old:
+            body += _STATS_DELTA.format(sign=-1, rows=old)
+        if new:
+            body += _STATS_DELTA.format(sign=1, rows=new)
+        name = f"knowledge_term_stats_{operation.lower()}"
+        op.execute(
+            f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+            f"BEGIN\n{body}\nRETURN NULL;\nEND\n$$"
+        )
+        tables = " ".join(
+            f"{kind} TABLE AS {alias}"
+            for kind, alias in (("OLD", old), ("NEW", new))
+            if alias is not None
+        )
+        op.execute(
+            f"CREATE TRIGGER {name} AFTER {operation} ON knowledge_chunks "
+            f"REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+        )
+
+
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        for operation in ("insert", "update", "delete"):
+            op.execute(
+                f"DROP TRIGGER IF EXISTS knowledge_term_stats_{operation} ON knowledge_chunks"
+            )
+            op.execute(f"DROP FUNCTION IF EXISTS knowledge_term_stats_{operation}()")
+        op.execute("DROP TABLE IF EXISTS knowledge_term_stats")
     if op.get_bind().dialect.name == "sqlite":
+        op.execute("DROP TABLE IF EXISTS knowledge_chunks_vocab")
         op.execute("DROP TABLE IF EXISTS knowledge_chunks_fts")
         tables = op.get_bind().execute(
             sa.text("SELECT name FROM sqlite_master WHERE name LIKE 'knowledge_vec_%'")
