@@ -6,10 +6,8 @@ personal file is simply not found (404), whatever id the caller guesses.
 
 from __future__ import annotations
 
-import mimetypes
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,24 +17,17 @@ from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, Not
 from agentur.storage.blob_store import BlobStore, StoredBlob
 from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag
 from agentur.storage.unique_change import unique_change
+from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
 from agentur.workspace.folders import FolderService
 from agentur.workspace.names import free_name, validate_name
 from agentur.workspace.scopes import Scope, can_change, check_scope_allowed, visible_files
 from agentur.workspace.text_window import TextWindow, decode_text, window
 
-MAX_TAGS = 50
+__all__ = ["FileListing", "FileService", "OnConflict", "WorkspaceLimits"]
+
 # How often an upload re-decides its name when concurrent uploads keep taking it. N parallel
 # uploads of one name need up to N tries (all pick the same next free name; one wins per round).
 NAME_RACE_ATTEMPTS = 20
-MAX_TAG_LENGTH = 100
-
-
-class OnConflict(StrEnum):
-    """What an upload does when its name is taken in the folder."""
-
-    rename = "rename"  # store as `name (2).ext` — the default, nothing is ever overwritten
-    replace = "replace"  # new content under the existing file's id
-    fail = "fail"  # 409
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +150,14 @@ class FileService:
         name = validate_name(name, self.limits.max_name_length)
         if reason := check_scope_allowed(self.context, scope):
             raise InvalidInputError(reason)
-        tags = _validate_tags(tags)
+        tags = validate_tags(tags)
         folder = await self.folders.resolve_parent(folder_id)
         folder_key = folder.id if folder else ROOT_FOLDER_KEY
         existing = await self._own_file_named(folder_key, name)
         self._check_replaceable(existing, name, on_conflict)
         # Everything is validated before the bytes are read, so a bad request stores nothing.
         blob = await self.blobs.put_stream(chunks, self.limits.max_upload_bytes)
-        mime_type = _mime_type(name, mime_type)
+        mime_type = mime_type_for(name, mime_type)
         try:
             for attempt in range(1, NAME_RACE_ATTEMPTS + 1):
                 try:
@@ -283,7 +274,7 @@ class FileService:
 
     async def set_tags(self, file_id: str, tags: Sequence[str]) -> list[str]:
         file = await self._changeable(file_id)
-        clean = _validate_tags(tags)
+        clean = validate_tags(tags)
         await self._replace_tags(file.id, clean)
         file.updated_at = file.updated_at  # touch for onupdate
         return sorted(clean)
@@ -401,23 +392,3 @@ class FileService:
         await self.session.execute(delete(FileTag).where(FileTag.file_id == file_id))
         self.session.add_all(FileTag(file_id=file_id, tag=tag) for tag in set(tags))
         await self.session.flush()
-
-
-def _validate_tags(tags: Iterable[str]) -> list[str]:
-    clean = sorted({tag.strip() for tag in tags if tag and tag.strip()})
-    if len(clean) > MAX_TAGS:
-        raise InvalidInputError(f"at most {MAX_TAGS} tags per file")
-    for tag in clean:
-        if len(tag) > MAX_TAG_LENGTH or any(ord(c) < 32 for c in tag):
-            raise InvalidInputError(
-                f"tag {tag[:40]!r} is invalid "
-                f"(max {MAX_TAG_LENGTH} characters, no control characters)"
-            )
-    return clean
-
-
-def _mime_type(name: str, declared: str | None) -> str:
-    if declared and declared != "application/octet-stream" and "/" in declared:
-        return declared.split(";")[0].strip().lower()
-    guessed, _ = mimetypes.guess_type(name)
-    return guessed or "application/octet-stream"
