@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from agentur.accounts.directory import find_membership
 from agentur.errors import AuthenticationError, NotFoundError
 from agentur.storage.models import ApiKey, Membership, User, utc_now
 
@@ -92,13 +93,7 @@ async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
     if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
         raise failure
     user = await session.get(User, row.user_id)
-    membership = (
-        await session.execute(
-            select(Membership).where(
-                Membership.user_id == row.user_id, Membership.mandate_id == row.mandate_id
-            )
-        )
-    ).scalar_one_or_none()
+    membership = await find_membership(session, row.user_id, row.mandate_id)
     if user is None or not user.is_active or membership is None:
         raise failure
     row.last_used_at = now

@@ -94,3 +94,15 @@ async def _exists(session: AsyncSession, query: Select[tuple[str]]) -> bool:
     """Checked before adding, so the usual conflict leaves the session usable (see
     `unique_change` for the race this cannot see)."""
     return (await session.execute(query.limit(1))).first() is not None
+
+
+async def find_membership(
+    session: AsyncSession, user_id: str, mandate_id: str
+) -> Membership | None:
+    return (
+        await session.execute(
+            select(Membership).where(
+                Membership.user_id == user_id, Membership.mandate_id == mandate_id
+            )
+        )
+    ).scalar_one_or_none()

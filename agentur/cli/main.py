@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from functools import wraps
@@ -179,14 +178,14 @@ def keys_create(
         async with runtime.database.transaction() as session:
             user = await directory.find_user_by_email(session, email)
             target = await directory.find_mandate_by_name(session, mandate)
+            if await directory.find_membership(session, user.id, target.id) is None:
+                raise AgenturError(f"{email} is not a member of mandate {mandate!r}")
             expires_at = (
                 datetime.now(UTC) + timedelta(days=expires_in_days) if expires_in_days else None
             )
             issued = await issue_api_key(
                 session, user_id=user.id, mandate_id=target.id, name=name, expires_at=expires_at
             )
-            if not await _is_member(session, user.id, target.id):
-                raise AgenturError(f"{email} is not a member of mandate {mandate!r}")
             return issued.plaintext
 
     typer.echo(run_with_runtime(create))
@@ -203,20 +202,6 @@ def keys_revoke(key_id: str) -> None:
 
     run_with_runtime(revoke)
     typer.echo("revoked")
-
-
-async def _is_member(session, user_id: str, mandate_id: str) -> bool:  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
-    from agentur.storage.models import Membership
-
-    return (
-        await session.execute(
-            select(Membership.id).where(
-                Membership.user_id == user_id, Membership.mandate_id == mandate_id
-            )
-        )
-    ).first() is not None
 
 
 async def _key_id(session, value: str) -> str:  # type: ignore[no-untyped-def]
@@ -243,7 +228,3 @@ assistant_commands.register(app)
 from agentur.cli import knowledge_commands  # noqa: E402
 
 knowledge_commands.register(app)
-
-
-def main() -> None:  # pragma: no cover - console entry point alias
-    app(sys.argv[1:])

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
-from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag
+from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
 from agentur.storage.unique_change import unique_change
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
 from agentur.workspace.folders import FolderService
@@ -276,7 +276,7 @@ class FileService:
         file = await self._changeable(file_id)
         clean = validate_tags(tags)
         await self._replace_tags(file.id, clean)
-        file.updated_at = file.updated_at  # touch for onupdate
+        file.updated_at = utc_now()  # a tag change changes the file's metadata
         return sorted(clean)
 
     async def copy(

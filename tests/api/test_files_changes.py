@@ -40,6 +40,7 @@ async def test_rename_move_and_tag(client: httpx.AsyncClient, tenants: Tenants) 
     assert back.json()["name"] == "Bericht Q1 – final.txt"
     cleared = await client.patch(url, json={"tags": []}, headers=alice.headers)
     assert cleared.json()["tags"] == []
+    assert cleared.json()["updated_at"] > back.json()["updated_at"], "a tag change is a change"
     assert_problem(await client.patch(url, json={"name": "../x"}, headers=alice.headers), 422, "..")
     assert_problem(
         await client.patch(url, json={"folder_id": "no-such-folder"}, headers=alice.headers), 404
