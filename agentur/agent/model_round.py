@@ -68,15 +68,8 @@ async def model_round(
         plan = run.budget.plan_call(model, estimate)
         if not plan.allowed:
             raise StopRun(RunStatus.budget_exceeded, plan.reason)
-        request = AiRequest(
-            operation=OperationType.agent,
-            messages=tuple(messages),
-            tools=tuple(definitions),
-            options=CallOptions(
-                temperature=run.config.temperature, max_output_tokens=plan.max_output_tokens
-            ),
-            workflow_id=run.prepared.workflow_id,
-        )
+        capped = replace(request.options, max_output_tokens=plan.max_output_tokens)
+        request = replace(request, options=capped)
         response = await _stream(run, request)
     except StopRun:
         raise

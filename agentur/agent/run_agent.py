@@ -157,24 +157,18 @@ async def _loop(run: RunState, pinned: Message) -> str:
         run.conversation.add_assistant(response.text, response.tool_calls)
         if response.text:
             run.last_text = response.text
-        if not response.tool_calls:
-            run.trace.add(
-                TraceKind.round,
-                {"tool_calls": 0},
-                round_index=round_index,
-                duration_ms=(time.perf_counter() - round_started) * 1000,
-            )
-            await run.trace.flush()
-            return response.text
-        outcomes = await run_tools(run, offer, response.tool_calls)
+        outcomes = await run_tools(run, offer, response.tool_calls) if response.tool_calls else []
         run.trace.add(
             TraceKind.round,
             {"tool_calls": len(outcomes)},
             round_index=round_index,
             duration_ms=(time.perf_counter() - round_started) * 1000,
         )
-        await remember_round(run, response, outcomes)
+        if response.tool_calls:
+            await remember_round(run, response, outcomes)
         await run.trace.flush()
+        if not response.tool_calls:
+            return response.text
     raise StopRun(
         RunStatus.max_rounds_reached,
         f"the limit of {config.max_rounds} rounds was reached",

@@ -65,9 +65,9 @@ async def _read_tool_result(args: ReadToolResultArguments, context: ToolContext)
     text = store.texts.get(args.result_id) if store else None
     if text is None:
         raise NotFoundError(f"no windowed result {args.result_id!r} in this run")
-    limit = min(args.limit or context.extras.get("max_result_chars", 20_000), 200_000)
+    max_chars = context.extras.get("max_result_chars", 20_000)
     # Leave room for the envelope so the window itself is never windowed again.
-    limit = max(1, min(limit, context.extras.get("max_result_chars", 20_000) - 300))
+    limit = max(1, min(args.limit or max_chars, max_chars - 300))
     content = text[args.offset : args.offset + limit]
     end = args.offset + len(content)
     return {

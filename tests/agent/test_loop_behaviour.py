@@ -120,6 +120,19 @@ async def test_a_raising_tool_becomes_an_error_result_not_a_crashed_run() -> Non
     assert message.is_error and "RuntimeError: disk on fire" in message.content
 
 
+async def test_a_tool_past_its_timeout_becomes_an_error_result() -> None:
+    async def hang(args: Count, _: ToolContext) -> dict:
+        await asyncio.Event().wait()  # never set: only the wrapper's timeout can end it
+        return {}
+
+    ai, provider = scripted([ScriptedTurn.call("hang", "c1", count=1), ScriptedTurn(text="ok")])
+    tools = [Tool("hang", "h", Count, hang, read_only=True, timeout_seconds=0.05)]
+    result = await run_agent("x", AgentConfig(), CONTEXT, deps(ai, tools))
+    assert result.status == "completed" and result.final_text == "ok"
+    message = next(m for m in provider.received[1].messages if m.role is Role.tool)
+    assert message.is_error and message.content == "error: hang did not finish within 0.05 s"
+
+
 async def test_viewer_cannot_run_a_changing_tool() -> None:
     viewer = RequestContext("user-2", "mandate-1", UserRole.viewer)
     ai, provider = scripted([ScriptedTurn.call("explode", "c1", count=1), ScriptedTurn(text="ok")])
