@@ -10,8 +10,9 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ModelProvider
 from agentur.ai.settings import PriceOverride
 
-# Providers whose models run on the operator's hardware: no per-token price (G5).
-LOCAL_PROVIDERS = frozenset({"openai_compatible", "scripted", "local_embedding"})
+# Providers whose models run on the operator's hardware: no per-token price (G5). The
+# on-device embedder (`providers/local_embedding.py`) prices its model at 0 itself.
+LOCAL_PROVIDERS = frozenset({"openai_compatible", "scripted"})
 
 
 @dataclass(frozen=True, slots=True)

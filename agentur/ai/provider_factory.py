@@ -41,9 +41,6 @@ VENDORS = (
 OPENAI_COMPATIBLE = Vendor(
     "openai_compatible", "agentur.ai.providers.openai_compatible", "OpenAICompatibleProvider"
 )
-LOCAL_EMBEDDING = Vendor(
-    "local_embedding", "agentur.ai.providers.local_embedding", "LocalEmbeddingProvider"
-)
 
 
 def _adapter_class(vendor: Vendor) -> type | None:
@@ -129,18 +126,12 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
 
 
 def _optional_local_embedding() -> ModelProvider | None:
-    """The knowledge store's on-device embedding model, when its module is installed."""
+    """The knowledge store's on-device embedding model; None when switched off or broken."""
+    # Imported here: the module is only needed when the knowledge store embeds on-device.
+    from agentur.ai.providers.local_embedding import build_local_embedding_provider
+
     try:
-        module = importlib.import_module(LOCAL_EMBEDDING.module)
-    except ImportError:
-        return None
-    factory = getattr(module, "build_local_embedding_provider", None) or getattr(
-        module, LOCAL_EMBEDDING.class_name, None
-    )
-    if factory is None:
-        return None
-    try:
-        return factory()
+        return build_local_embedding_provider()
     except Exception as error:  # noqa: BLE001 — a missing model file must not stop the gateway
         logger.warning("local embedding provider unavailable: %s", error)
         return None

@@ -1,6 +1,7 @@
 """Stable placeholders per workflow: the same value always becomes the same `[TYPE_n]`, so the
 model sees consistent references across rounds. The map is the secret half of neutralization:
-it is stored encrypted (`mapping_store.py`) and never logged (its repr hides the values)."""
+it is stored encrypted (`mapping_cipher.py`, `database_gateway_store.py`) and never logged
+(its repr hides the values)."""
 
 from __future__ import annotations
 
