@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -203,7 +202,3 @@ class WorkflowMemoryService:
                 )
             )
         ).scalar_one_or_none()
-
-
-def describe_memory(row: WorkflowMemory) -> dict[str, Any]:
-    return {"key": row.key, "value": row.value, "kind": row.kind}

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from agentur.context import RequestContext
 from agentur.errors import InvalidInputError, NotFoundError
-from agentur.knowledge.udm import Document
+from agentur.knowledge.udm import Document, Section
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import FileContentIndex
 from agentur.workspace.scopes import visible_files
@@ -53,16 +54,22 @@ class SectionReader:
                 select(File, FileContentIndex)
                 .join(FileContentIndex, FileContentIndex.file_id == File.id)
                 .where(File.id == file_id, visible_files(context))
+                # The text and structure are only needed on a cache miss: don't fetch them per call.
+                .options(defer(FileContentIndex.extracted_text), defer(FileContentIndex.structure))
             )
         ).one_or_none()
         if row is None:
             raise NotFoundError(f"file {file_id} not found or not indexed")
         file, index = row
-        if index.status != "indexed" or index.extracted_text is None:
-            raise NotFoundError(f"file {file_id} is not indexed (status {index.status})")
+        not_indexed = NotFoundError(f"file {file_id} is not indexed (status {index.status})")
+        if index.status != "indexed":
+            raise not_indexed
         key = (file.id, index.content_sha256 or "", index.config_key or "")
         document = self._cache.get(key)
         if document is None:
+            await session.refresh(index, ["extracted_text", "structure"])
+            if index.extracted_text is None:
+                raise not_indexed
             document = Document.from_structure(index.extracted_text, index.structure or {})
             if self.cache_size:
                 self._cache[key] = document
@@ -110,7 +117,7 @@ class SectionReader:
         )
 
 
-def find_section(document: Document, heading_path: list[str]):  # noqa: ANN201
+def find_section(document: Document, heading_path: list[str]) -> Section | None:
     """The section whose path ends with `heading_path` (case-insensitive), shallowest first."""
     wanted = [part.strip().lower() for part in heading_path if part.strip()]
     for section in sorted(document.sections, key=lambda s: (s.level, s.index)):

@@ -3,9 +3,12 @@ neutralization at rest."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import func, select, text
 
 from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
@@ -66,11 +69,22 @@ async def test_incremental_reindex_touches_only_changed_files(
     assert await _lexical_rows(runtime) == len(before)
 
     # A different embedding model re-embeds everything, recording the model per chunk.
+    provider = ScriptedProvider()
+    embedding_spec = next(s for s in provider.models() if s.name == "scripted-embedding")
+    provider.model_specs = [
+        *provider.models(),
+        replace(embedding_spec, name="scripted-embedding-v2"),
+    ]
+    await runtime.ai.aclose()
+    runtime.ai = AiService([provider])
     changed = KnowledgeStore(
         runtime,
         knowledge_settings(knowledge_embedding_model="scripted:scripted-embedding-v2"),
     )
     assert await changed.indexer.stale_file_ids(10) == [second.id]
+    assert [o.file_id for o in await changed.worker.run_until_idle()] == [second.id]
+    rechunked = await _chunks(runtime, second.id)
+    assert {c.embedding_model for c in rechunked} == {"scripted:scripted-embedding-v2"}
 
 
 async def test_lexical_fallback_when_the_embedder_raises(
