@@ -89,14 +89,6 @@ class AssistantStore:
     async def delete(self, assistant_id: str) -> None:
         await self.session.delete(await self.get(assistant_id))
 
-    async def with_labels(self) -> list[Assistant]:
-        rows = await self.session.execute(
-            select(Assistant).where(
-                Assistant.mandate_id == self.mandate_id, Assistant.labels.is_not(None)
-            )
-        )
-        return list(rows.scalars())
-
     async def issue_visitor_key(self, assistant_id: str) -> tuple[str, str]:
         assistant = await self.get(assistant_id)
         lookup, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
