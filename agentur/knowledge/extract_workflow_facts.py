@@ -8,6 +8,7 @@ run touched are always entities, from their ids — exact, and no model needed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -117,7 +118,10 @@ async def extract_workflow_facts(
             # asked for: the rules still remember the essentials.
             detail = getattr(error, "detail", None) or error
             logger.info("workflow facts by rules (extraction call failed: %s)", detail)
-    found += facts_by_rules(record) if extracted is None else extracted
+    if extracted is None:
+        # Regular expressions over up to tens of kilobytes: off the event loop.
+        extracted = await asyncio.to_thread(facts_by_rules, record)
+    found += extracted
     unique: dict[str, Fact] = {}
     for fact in found:
         unique.setdefault(fact.key, fact)

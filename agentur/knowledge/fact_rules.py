@@ -18,6 +18,7 @@ MAX_KEY = 200
 QUESTION_CHARS = 180
 ANSWER_CHARS = 600
 SNIPPET_RADIUS = 60
+MAX_SOURCE_CHARS = 20_000  # of one text the rules read
 
 Kind = Literal["fact", "entity"]
 
@@ -53,10 +54,14 @@ MONTHS = {
 _MONTH = "|".join(sorted((re.escape(name) for name in MONTHS), key=len, reverse=True))
 
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
-_NUMBER = r"\d{1,3}(?:[’'  ,.]\d{3})+(?:[.,]\d{1,2}|\.[-–])?|\d+(?:[.,]\d{1,2}|\.[-–])?"
+# A number starts only where a run of digits starts: tried from every digit instead, a long
+# run costs quadratic backtracking.
+_NUMBER = r"(?<![\d’'])(?:\d{1,3}(?:[’'  ,.]\d{3})+|\d+)(?:[.,]\d{1,2}|\.[-–])?"
 _CURRENCY = r"CHF|EUR|USD|GBP|SFr\.|Fr\.|€|\$|£"
+_CURRENCY_WORD = r"Franken|francs|franchi|Euro"
 AMOUNT = re.compile(
-    rf"(?:(?P<c1>{_CURRENCY})\s?(?P<n1>{_NUMBER}))|(?:(?P<n2>{_NUMBER})\s?(?P<c2>{_CURRENCY}|Franken|francs|franchi|Euro)(?!\w))"
+    rf"(?P<c1>{_CURRENCY})\s?(?P<n1>{_NUMBER})"
+    rf"|(?P<n2>{_NUMBER})\s?(?P<c2>{_CURRENCY}|{_CURRENCY_WORD})(?!\w)"
 )
 ISO_DATE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 NUMERIC_DATE = re.compile(r"\b(?P<d>\d{1,2})[./](?P<m>\d{1,2})[./](?P<y>\d{4})\b")
@@ -122,6 +127,7 @@ def _snippet(text: str, match: re.Match[str]) -> str:
 
 def entities(text: str, source: str) -> Iterator[Fact]:
     """E-mail addresses, amounts and dates in `text`, each with where it was seen."""
+    text = text[:MAX_SOURCE_CHARS]
     finders = (
         ("e-mail", ((m, m.group(0).lower()) for m in EMAIL.finditer(text))),
         ("amount", _amounts(text)),
