@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentur.ai.messages import AiRequest, CallOptions, Message
 from agentur.ai.operation_types import OperationType
@@ -39,15 +39,17 @@ INSTRUCTIONS = (
     "organisations, files, ids, amounts, dates, e-mail addresses). Keys are short and stable "
     "(the same thing gets the same key, e.g. 'invoice 2024-117 total'); values are one factual "
     "sentence or value. Only what the transcript states; no instructions, no guesses. Answer "
-    "as JSON."
+    'as JSON: {"facts": [{"kind": "fact" or "entity", "key": "...", "value": "..."}]}.'
 )
 
 
 class ExtractedFact(BaseModel):
+    # No length limits in the schema (not every provider's structured output accepts them):
+    # parse_extraction cuts keys and values instead of refusing a whole useful reply.
     model_config = ConfigDict(extra="forbid")
     kind: Literal["fact", "entity"]
-    key: str = Field(min_length=1, max_length=MAX_KEY)
-    value: str = Field(min_length=1)
+    key: str
+    value: str
 
 
 class Extraction(BaseModel):
@@ -71,9 +73,9 @@ def parse_extraction(text: str) -> list[Fact]:
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     answer = Extraction.model_validate(json.loads(fenced.group(1) if fenced else text))
     return [
-        Fact(item.kind, " ".join(item.key.split()), shorten(item.value, MAX_VALUE_CHARS))
+        Fact(item.kind, " ".join(item.key.split())[:MAX_KEY], shorten(item.value, MAX_VALUE_CHARS))
         for item in answer.facts
-        if item.key.strip()
+        if item.key.strip() and item.value.strip()
     ]
 
 

@@ -3,6 +3,7 @@ the same key, and the question with a short answer."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import pytest
@@ -101,6 +102,10 @@ def test_the_extraction_call_sees_question_results_and_answer_and_its_reply_is_v
     )
     [fact] = parse_extraction(reply)
     assert (fact.kind, fact.key, fact.value) == ("entity", "vet name", "Dr. Stripe")
+    long_key = {"kind": "fact", "key": "k" * 300, "value": "v"}
+    empty = {"kind": "fact", "key": "empty", "value": "  "}
+    [cut] = parse_extraction(json.dumps({"facts": [long_key, empty]}))
+    assert cut.key == "k" * 200
     with pytest.raises(ValueError):
         parse_extraction("no json")
     with pytest.raises(ValueError):
