@@ -1,6 +1,8 @@
-"""The process-wide parts every request and command shares: settings, database, blob store.
+"""The composition root: the process-wide parts (`RuntimeParts`) plus the wiring between the
+parts that must not know each other — the agent and the knowledge store.
 
-Built once at start-up (server lifespan, CLI command) and handed down; nothing global.
+Only this module imports both; the agent owns its hook protocols (agentur/agent/hooks.py), the
+knowledge store implements them structurally, and both receive `RuntimeParts`, never `Runtime`.
 """
 
 from __future__ import annotations
@@ -8,13 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentur.ai.service import AiService
-from agentur.ai.settings import AiSettings
-from agentur.config import Settings
-from agentur.storage.blob_store import BlobStore
-from agentur.storage.database import Database
-from agentur.storage.migrate import upgrade_database
-from agentur.workspace.files import WorkspaceLimits
+from agentur.runtime_parts import RuntimeParts
 
 if TYPE_CHECKING:
     from agentur.agent.dependencies import AgentDependencies
@@ -22,50 +18,24 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Runtime:
-    settings: Settings
-    database: Database
-    blobs: BlobStore
-    ai: AiService
-
-    @classmethod
-    def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Runtime:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        database = Database(settings.resolved_database_url)
-        return cls(
-            settings=settings,
-            database=database,
-            blobs=BlobStore(settings.blob_dir, settings.blob_grace_seconds),
-            ai=AiService.from_settings(ai_settings or AiSettings(), database, settings.data_dir),
-        )
-
-    @property
-    def workspace_limits(self) -> WorkspaceLimits:
-        return WorkspaceLimits(
-            max_upload_bytes=self.settings.max_upload_bytes,
-            max_name_length=self.settings.max_name_length,
-            default_read_window=self.settings.default_read_window,
-            max_read_window=self.settings.max_read_window,
-        )
-
+class Runtime(RuntimeParts):
     def agent_dependencies(self, settings: AgentSettings | None = None) -> AgentDependencies:
-        """The agent wired to this runtime: the gateway plus the knowledge store's RAG and
-        round-memory hooks. The runtime is the composition root, so the agent itself never
-        imports the knowledge store."""
+        """The agent wired to this runtime: the gateway plus the knowledge store's RAG,
+        round-memory and workflow-memory hooks."""
+        # Imported here: commands that never run the agent (e.g. `agentur --help`) skip them.
         from agentur.agent.dependencies import AgentDependencies
         from agentur.agent.settings import AgentSettings
-        from agentur.knowledge.hooks import knowledge_hooks
+        from agentur.knowledge.hooks import (
+            KnowledgeRag,
+            KnowledgeRoundMemory,
+            KnowledgeWorkflowMemory,
+        )
 
         return AgentDependencies(
             ai=self.ai,
             runtime=self,
             settings=settings or AgentSettings(),
-            **knowledge_hooks(self),  # type: ignore[arg-type]
+            rag=KnowledgeRag(self),
+            round_memory=KnowledgeRoundMemory(self),
+            workflow_memory=KnowledgeWorkflowMemory(self),
         )
-
-    async def migrate(self) -> None:
-        await upgrade_database(self.database.engine)
-
-    async def close(self) -> None:
-        await self.ai.aclose()
-        await self.database.dispose()

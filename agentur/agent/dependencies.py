@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from agentur.agent.hooks import RagContextBuilder, RoundMemoryStore
+from agentur.agent.hooks import RagContextBuilder, RoundMemoryStore, WorkflowMemoryStore
 from agentur.agent.settings import AgentSettings
 from agentur.ai.messages import Usage
 from agentur.ai.service import AiService
@@ -15,7 +15,7 @@ from agentur.tools.registry import ToolRegistry
 from agentur.tools.toolboxes import ToolboxEnvironment
 
 if TYPE_CHECKING:
-    from agentur.runtime import Runtime
+    from agentur.runtime_parts import RuntimeParts
 
 
 class RunStatus(StrEnum):
@@ -31,11 +31,12 @@ class RunStatus(StrEnum):
 class AgentDependencies:
     ai: AiService
     # Storage for tools, workflows and the trace; None runs fully in memory (benches).
-    runtime: Runtime | None = None
+    runtime: RuntimeParts | None = None
     settings: AgentSettings = field(default_factory=AgentSettings)
     registry: ToolRegistry | None = None  # None: every discovered tool
     rag: RagContextBuilder | None = None
     round_memory: RoundMemoryStore | None = None
+    workflow_memory: WorkflowMemoryStore | None = None
     # None: feature codes read from storage (connections arrive with their issue).
     toolbox_environment: ToolboxEnvironment | None = None
     # None: the gateway's configured rate.

@@ -1,6 +1,8 @@
-"""The two interfaces the agent loop calls out through, implemented by the knowledge store.
+"""The interfaces the agent loop calls out through, and the plain records it hands them.
 
-Both are optional and must never break a run: the loop logs their failures and goes on (A5).
+The agent owns these protocols; the knowledge store implements them structurally, without
+importing the agent, and only `agentur/runtime.py` composes the two. Every hook is optional and
+must never break a run: the loop logs its failures and goes on (A5).
 """
 
 from __future__ import annotations
@@ -41,3 +43,21 @@ class RoundRecord:
 
 class RoundMemoryStore(Protocol):
     async def save_round(self, record: RoundRecord, context: RequestContext) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """What a completed run asked, used and answered, for the workflow's memory (K4 layer 4)."""
+
+    workflow_id: str
+    run_id: str
+    prompt: str
+    final_text: str
+    file_refs: list[str] = field(default_factory=list)  # workspace file ids touched in any round
+    tool_results: list[ToolResultRecord] = field(default_factory=list)
+
+
+class WorkflowMemoryStore(Protocol):
+    async def save_run(self, record: RunRecord, context: RequestContext) -> None:
+        """Extract and keep the run's facts and entities for later runs of its workflow."""
+        ...

@@ -20,7 +20,7 @@ from agentur.agent.events import AgentEvent, EventSink, EventType, discard_event
 from agentur.agent.model_round import model_round
 from agentur.agent.prepare_run import PreparedRun, prepare_run, record_answer
 from agentur.agent.progress_summary import progress_summary
-from agentur.agent.round_hooks import knowledge_block, remember_round
+from agentur.agent.round_hooks import knowledge_block, remember_round, remember_run
 from agentur.agent.run_state import RunState, StopRun, record_status
 from agentur.agent.tool_round import round_offer, run_tools
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
@@ -127,6 +127,7 @@ async def _persist_end(run: RunState, result: AgentResult) -> None:
         await record_answer(run.deps, run.prepared, result.final_text, result.status.value)
     except Exception:
         logger.exception("could not store the answer of agent run %s", result.run_id)
+    await remember_run(run, result)
     await run.trace.finish(
         RunFinish(
             status=result.status.value,

@@ -10,6 +10,7 @@ from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import AgentDependencies, RunStatus
 from agentur.agent.events import AgentEvent, EventSink, EventType
+from agentur.agent.hooks import RoundRecord
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.progress_summary import Step
 from agentur.agent.trace import TraceKind, TraceRecorder
@@ -55,6 +56,8 @@ class RunState:
     steps: list[Step] = field(default_factory=list)
     last_text: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    # This run's tool rounds, for the workflow-memory hook at its end.
+    round_records: list[RoundRecord] = field(default_factory=list)
 
     @property
     def context(self) -> RequestContext:

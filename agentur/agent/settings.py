@@ -32,6 +32,12 @@ class AgentSettings(PartSettings):
     agent_round_memory_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Time limit of the round-memory hook per round."
     )
+    agent_workflow_memory_timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="Time limit of the workflow-memory hook after a completed run (it may "
+        "make one extraction call through the gateway).",
+    )
     agent_summarize_at_share: float = Field(
         default=0.7,
         gt=0.05,

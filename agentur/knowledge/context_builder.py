@@ -4,6 +4,10 @@
 mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
 6. cross-workflow hints. Everything is filtered by the caller's tenant and visibility. The prompt
 is embedded once; when that fails the block is empty (never an exception), as K4 demands.
+
+`build_layers` returns the six layers as data, in K4's order; `render_layers` makes the one
+block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
+choice, not this module's.
 """
 
 from __future__ import annotations
@@ -26,8 +30,16 @@ from agentur.workspace.scopes import Scope, visible_files
 logger = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
-# Share of the total budget per layer, in K4's order.
-LAYER_SHARES = (0.10, 0.40, 0.15, 0.10, 0.15, 0.10)
+# Title and share of the total budget per layer, in K4's order.
+LAYERS = (
+    ("Known files", 0.10),
+    ("Relevant documents", 0.40),
+    ("Earlier rounds", 0.15),
+    ("Workflow facts", 0.10),
+    ("Shared mandate documents", 0.15),
+    ("Hints from other workflows", 0.10),
+)
+MAX_FACTS = 20
 SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
 HITS_PER_SCOPE = 4
 MIN_ROUND_SIMILARITY = 0.3
@@ -36,6 +48,7 @@ MIN_HINT_SIMILARITY = 0.5
 
 @dataclass
 class Layer:
+    number: int  # 1 … 6, K4's layer
     title: str
     budget_chars: int
     lines: list[str]
@@ -77,26 +90,35 @@ class AgentContextBuilder:
         *,
         workflow_id: str | None = None,
     ) -> str:
+        return render_layers(
+            await self.build_layers(session, prompt, context, workflow_id=workflow_id)
+        )
+
+    async def build_layers(
+        self,
+        session: AsyncSession,
+        prompt: str,
+        context: RequestContext,
+        *,
+        workflow_id: str | None = None,
+    ) -> list[Layer]:
+        """All six layers in K4's order (empty ones included); [] without a prompt, a budget
+        or an embedding of the prompt."""
         if not prompt.strip() or self.budget_tokens <= 0:
-            return ""
+            return []
         try:
             embedded = await self.search.embedder.embed_query(
                 prompt[:2_000], context, workflow_id=workflow_id
             )
         except EmbeddingUnavailable as error:
             logger.info("no RAG block: %s", error)
-            return ""
+            return []
         vector, model = embedded.vectors[0], embedded.model
         total = self.budget_tokens * CHARS_PER_TOKEN
-        titles = (
-            "Known files",
-            "Relevant documents",
-            "Earlier rounds",
-            "Workflow facts",
-            "Shared mandate documents",
-            "Hints from other workflows",
-        )
-        layers = [Layer(t, int(total * s), []) for t, s in zip(titles, LAYER_SHARES, strict=True)]
+        layers = [
+            Layer(number, title, int(total * share), [])
+            for number, (title, share) in enumerate(LAYERS, start=1)
+        ]
         rounds = (
             await self.rounds.rounds(session, context, workflow_id=workflow_id)
             if workflow_id
@@ -107,15 +129,14 @@ class AgentContextBuilder:
         for score, row in self.rounds.rank(rounds, vector, model, MIN_ROUND_SIMILARITY)[:5]:
             layers[2].add(f"- round {row.round_index} ({score:.2f}): {row.text}")
         if workflow_id:
-            for fact in (await self.facts.list(session, context, workflow_id))[:20]:
+            for fact in (await self.facts.list(session, context, workflow_id))[:MAX_FACTS]:
                 layers[3].add(f"- {fact.kind} {fact.key}: {fact.value}")
         await self._shared_documents(session, context, seen_files, layers[4])
         if workflow_id:
             others = await self.rounds.rounds(session, context, other_workflows_of=workflow_id)
             for score, row in self.rounds.rank(others, vector, model, MIN_HINT_SIMILARITY)[:3]:
                 layers[5].add(f"- workflow {row.workflow_id} ({score:.2f}): {row.text}")
-        body = "\n\n".join(part for part in (layer.render() for layer in layers) if part)
-        return f"## Knowledge context\n\n{body}" if body else ""
+        return layers
 
     async def _known_files(
         self, session: AsyncSession, context: RequestContext, rounds: list, layer: Layer
@@ -179,3 +200,8 @@ class AgentContextBuilder:
                 continue
             headings = ", ".join((summary or {}).get("headings", [])[:5])
             layer.add(f"- {name}" + (f": {headings}" if headings else ""))
+
+
+def render_layers(layers: list[Layer]) -> str:
+    body = "\n\n".join(part for part in (layer.render() for layer in layers) if part)
+    return f"## Knowledge context\n\n{body}" if body else ""

@@ -7,15 +7,15 @@ workflows, by the caller's own user). Vectors are optional; without them, recenc
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.agent.hooks import RoundRecord
 from agentur.context import RequestContext
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
+from agentur.knowledge.run_records import RoundFacts, tool_result_dict
+from agentur.storage.models.base import utc_now
 from agentur.storage.models.knowledge import RoundMemory, WorkflowMemory
 
 MAX_MEMORY_TEXT = 4_000
@@ -32,7 +32,7 @@ def cosine(a: list[float], b: list[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def round_text(record: RoundRecord) -> str:
+def round_text(record: RoundFacts) -> str:
     parts = [record.decisions.strip()]
     for result in record.tool_results:
         status = "error" if result.is_error else "ok"
@@ -45,7 +45,7 @@ class RoundMemoryService:
         self.embedder = embedder
 
     async def save_round(
-        self, session: AsyncSession, record: RoundRecord, context: RequestContext
+        self, session: AsyncSession, record: RoundFacts, context: RequestContext
     ) -> RoundMemory:
         text = round_text(record)
         vector: list[float] | None = None
@@ -77,7 +77,7 @@ class RoundMemoryService:
             )
             session.add(row)
         row.file_refs = list(record.file_refs)
-        row.tool_results = [asdict(result) for result in record.tool_results]
+        row.tool_results = [tool_result_dict(result) for result in record.tool_results]
         row.decisions = record.decisions
         row.text = text
         row.embedding, row.embedding_model = vector, model
@@ -146,6 +146,7 @@ class WorkflowMemoryService:
             row = WorkflowMemory(mandate_id=context.mandate_id, workflow_id=workflow_id, key=key)
             session.add(row)
         row.value, row.kind = value, kind
+        row.updated_at = utc_now()  # seen again: recent, even when unchanged (ranking, pruning)
         row.embedding = row.embedding_model = None
         if embed and self.embedder.configured:
             try:
@@ -189,6 +190,24 @@ class WorkflowMemoryService:
                 WorkflowMemory.key == key,
             )
         )
+
+    async def prune(
+        self, session: AsyncSession, context: RequestContext, workflow_id: str, keep: int
+    ) -> int:
+        """Delete all but the `keep` most recently seen entries of a workflow; how many went."""
+        stale = (
+            select(WorkflowMemory.id)
+            .where(
+                WorkflowMemory.mandate_id == context.mandate_id,
+                WorkflowMemory.workflow_id == workflow_id,
+            )
+            .order_by(WorkflowMemory.updated_at.desc(), WorkflowMemory.key)
+            .offset(keep)
+        )
+        ids = list((await session.execute(stale)).scalars())
+        if ids:
+            await session.execute(delete(WorkflowMemory).where(WorkflowMemory.id.in_(ids)))
+        return len(ids)
 
     async def _row(
         self, session: AsyncSession, context: RequestContext, workflow_id: str, key: str

@@ -72,6 +72,25 @@ class KnowledgeSettings(PartSettings):
         ge=0,
         description="Tokens (≈ characters / 4) of the RAG block, split over its six layers.",
     )
+    knowledge_memory_extraction: Literal["auto", "rules", "off"] = Field(
+        default="auto",
+        description="How a completed agent run's facts and entities reach its workflow's memory "
+        "(context layer 4): `auto` one structured extraction call through the gateway when a "
+        "model is available, else (and when it fails) simple rules; `rules` never a model; "
+        "`off` nothing is written.",
+    )
+    knowledge_memory_facts_per_run: int = Field(
+        default=20, ge=1, le=200, description="Most facts and entities one run adds."
+    )
+    knowledge_memory_facts_per_workflow: int = Field(
+        default=200,
+        ge=1,
+        le=10_000,
+        description="Facts and entities a workflow keeps; the least recently seen go first.",
+    )
+    knowledge_memory_extraction_max_output_tokens: int = Field(
+        default=800, ge=100, le=8_000, description="Output limit of the extraction call."
+    )
     knowledge_worker_enabled: bool = Field(
         default=True,
         description="Run the background indexer inside `agentur serve` (off: run "

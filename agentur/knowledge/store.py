@@ -17,14 +17,17 @@ from agentur.knowledge.settings import KnowledgeSettings
 from agentur.knowledge.worker import IndexWorker
 
 if TYPE_CHECKING:
-    from agentur.runtime import Runtime
+    from agentur.runtime_parts import RuntimeParts
 
 ATTRIBUTE = "_knowledge_store"
 
 
 class KnowledgeStore:
     def __init__(
-        self, runtime: Runtime, settings: KnowledgeSettings | None = None, **indexer_options: object
+        self,
+        runtime: RuntimeParts,
+        settings: KnowledgeSettings | None = None,
+        **indexer_options: object,
     ) -> None:
         self.runtime = runtime
         self.settings = settings or KnowledgeSettings()
@@ -50,7 +53,7 @@ class KnowledgeStore:
         )
 
 
-def knowledge_store(runtime: Runtime) -> KnowledgeStore:
+def knowledge_store(runtime: RuntimeParts) -> KnowledgeStore:
     store = runtime.__dict__.get(ATTRIBUTE)
     if store is None:
         store = KnowledgeStore(runtime)
@@ -58,6 +61,6 @@ def knowledge_store(runtime: Runtime) -> KnowledgeStore:
     return store
 
 
-def use_knowledge_store(runtime: Runtime, store: KnowledgeStore) -> None:
+def use_knowledge_store(runtime: RuntimeParts, store: KnowledgeStore) -> None:
     """Install a specially configured store (tests, CLI options)."""
     runtime.__dict__[ATTRIBUTE] = store

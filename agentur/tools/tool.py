@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from agentur.context import RequestContext
 
 if TYPE_CHECKING:
-    from agentur.runtime import Runtime
+    from agentur.runtime_parts import RuntimeParts
 
 Arguments = TypeVar("Arguments", bound=BaseModel)
 
@@ -24,7 +24,7 @@ class ToolContext:
     """Everything a handler may use. Identity comes from here, never from the arguments."""
 
     request: RequestContext
-    runtime: Runtime
+    runtime: RuntimeParts
     workflow_id: str | None = None
     run_id: str | None = None
     # Free slots for the loop to hand down (remaining budget, sub-agent limits, …).

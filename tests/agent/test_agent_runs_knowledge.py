@@ -1,5 +1,6 @@
 """POST /v1/agent/runs is wired to the knowledge store: the route builds its dependencies with
-`runtime.agent_dependencies`, so the model sees the RAG block and each round is remembered."""
+`runtime.agent_dependencies`, so the model sees the RAG block, each round is remembered and the
+completed run leaves facts in its workflow's memory."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
-from agentur.storage.models.knowledge import RoundMemory
+from agentur.storage.models.knowledge import RoundMemory, WorkflowMemory
 from tests.conftest import Tenants
 from tests.knowledge.conftest import knowledge_settings, upload
 
@@ -40,7 +41,7 @@ async def test_api_run_gets_the_rag_block_and_stores_round_memory(
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "completed" and body["final_text"] == "At half past three."
-    chat = [r for r in provider.received if r.operation != "embedding"]
+    chat = [r for r in provider.received if r.operation == "agent"]
     assert len(chat) == 2
     system = chat[0].messages[0]
     assert system.role == "system"
@@ -57,3 +58,20 @@ async def test_api_run_gets_the_rag_block_and_stores_round_memory(
     assert len(rows) == 1  # one tool round; the answering round has nothing to remember
     assert rows[0].mandate_id == alice.mandate_id
     assert rows[0].tool_results[0]["tool_name"] == "list_files"
+    # The scripted reply to the extraction call is no JSON, so the rules wrote the memory.
+    assert [r.operation for r in provider.received if r.operation == "data_extract"] == [
+        "data_extract"
+    ]
+    async with runtime.database.session() as session:
+        facts = {
+            row.key: row.value
+            for row in (
+                await session.execute(
+                    select(WorkflowMemory).where(
+                        WorkflowMemory.workflow_id == body["workflow_id"],
+                        WorkflowMemory.mandate_id == alice.mandate_id,
+                    )
+                )
+            ).scalars()
+        }
+    assert facts == {"question: When is the quokka feeding?": "At half past three."}

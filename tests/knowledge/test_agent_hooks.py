@@ -5,11 +5,10 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from agentur.agent.config import AgentConfig
-from agentur.agent.dependencies import AgentDependencies
 from agentur.agent.run_agent import run_agent
+from agentur.agent.settings import AgentSettings
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
-from agentur.knowledge.hooks import knowledge_hooks
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from agentur.storage.models.knowledge import RoundMemory
@@ -30,7 +29,7 @@ async def test_agent_round_gets_rag_block_and_round_memory(
     )
     runtime.ai = AiService([provider])
     store.embedder.ai = runtime.ai
-    deps = AgentDependencies(ai=runtime.ai, runtime=runtime, **knowledge_hooks(runtime))
+    deps = runtime.agent_dependencies(AgentSettings())
     result = await run_agent(
         "When does the zebra enclosure open?", AgentConfig(), alice.context, deps
     )

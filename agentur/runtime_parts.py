@@ -1,0 +1,56 @@
+"""The process-wide parts every request and command shares: settings, database, blob store and
+the AI gateway. Built once at start-up (server lifespan, CLI command) and handed down; nothing
+global.
+
+The parts the runtime composes (agent, tools, knowledge store) receive and name this type, never
+`agentur.runtime.Runtime`: the runtime extends it with the wiring and imports those parts, so a
+part naming the runtime itself would close an import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Self
+
+from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
+from agentur.config import Settings
+from agentur.storage.blob_store import BlobStore
+from agentur.storage.database import Database
+from agentur.storage.migrate import upgrade_database
+from agentur.workspace.files import WorkspaceLimits
+
+
+@dataclass
+class RuntimeParts:
+    settings: Settings
+    database: Database
+    blobs: BlobStore
+    ai: AiService
+
+    @classmethod
+    def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Self:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        database = Database(settings.resolved_database_url)
+        return cls(
+            settings=settings,
+            database=database,
+            blobs=BlobStore(settings.blob_dir, settings.blob_grace_seconds),
+            ai=AiService.from_settings(ai_settings or AiSettings(), database, settings.data_dir),
+        )
+
+    @property
+    def workspace_limits(self) -> WorkspaceLimits:
+        return WorkspaceLimits(
+            max_upload_bytes=self.settings.max_upload_bytes,
+            max_name_length=self.settings.max_name_length,
+            default_read_window=self.settings.default_read_window,
+            max_read_window=self.settings.max_read_window,
+        )
+
+    async def migrate(self) -> None:
+        await upgrade_database(self.database.engine)
+
+    async def close(self) -> None:
+        await self.ai.aclose()
+        await self.database.dispose()
