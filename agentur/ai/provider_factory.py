@@ -16,6 +16,7 @@ import httpx
 from agentur.ai.model_catalog import catalog_specs
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ModelProvider
+from agentur.ai.providers.http_transport import Timeouts
 from agentur.ai.settings import AiSettings
 
 logger = logging.getLogger(__name__)
@@ -84,9 +85,29 @@ def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
         return []
 
 
+def hosted_timeouts(settings: AiSettings) -> Timeouts:
+    return Timeouts(
+        connect=settings.connect_timeout_seconds,
+        first_token=settings.first_token_timeout_seconds,
+        idle=settings.stream_idle_timeout_seconds,
+        request=settings.request_timeout_seconds,
+    )
+
+
+def local_timeouts(settings: AiSettings) -> Timeouts:
+    """A local server's limits: connecting is quick, reading the prompt may take minutes."""
+    return Timeouts(
+        connect=settings.connect_timeout_seconds,
+        first_token=settings.openai_compatible_first_token_timeout_seconds,
+        idle=settings.openai_compatible_stream_idle_timeout_seconds,
+        request=settings.openai_compatible_request_timeout_seconds,
+        setting_prefix="AGENTUR_OPENAI_COMPATIBLE_",
+    )
+
+
 def build_providers(settings: AiSettings) -> list[ModelProvider]:
     providers: list[ModelProvider] = []
-    timeout = settings.request_timeout_seconds
+    timeouts = hosted_timeouts(settings)
     for vendor in VENDORS:
         api_key = getattr(settings, f"{vendor.name}_api_key")
         if not api_key:
@@ -98,7 +119,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=catalog_specs(vendor.name),
                     api_key=api_key,
                     base_url=getattr(settings, f"{vendor.name}_base_url"),
-                    timeout_seconds=timeout,
+                    timeouts=timeouts,
                 )
             )
     if settings.openai_compatible_base_url:
@@ -112,7 +133,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=openai_compatible_specs(settings, names),
                     api_key=settings.openai_compatible_api_key,
                     base_url=settings.openai_compatible_base_url,
-                    timeout_seconds=timeout,
+                    timeouts=local_timeouts(settings),
                 )
             )
     local_embedding = _optional_local_embedding()

@@ -43,9 +43,15 @@ def estimate_prompt_tokens(request: AiRequest) -> int:
     return total
 
 
-def max_output_tokens(spec: ModelSpec, request: AiRequest) -> int:
+def max_output_tokens(spec: ModelSpec, request: AiRequest, prompt_tokens: int = 0) -> int:
+    """The output limit sent with every call: the caller's (e.g. lowered by a budget), at most
+    the model's, and no more than the context window leaves after the prompt (some servers
+    refuse a request whose prompt plus limit exceeds the window)."""
     wanted = request.options.max_output_tokens
-    return min(wanted, spec.max_output_tokens) if wanted else spec.max_output_tokens
+    limit = min(wanted, spec.max_output_tokens) if wanted else spec.max_output_tokens
+    if prompt_tokens:
+        limit = min(limit, max(1, spec.context_window - prompt_tokens))
+    return limit
 
 
 def worst_case_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> float:

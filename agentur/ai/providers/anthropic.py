@@ -29,8 +29,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler
 
@@ -175,11 +174,11 @@ class AnthropicProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         body = await self.transport.post_json(
-            "/v1/messages", self.build_payload(model, request, stream=False)
+            "/v1/messages", self.build_payload(model, request, stream=False), model=model.name
         )
         if not isinstance(body, dict) or "content" not in body:
-            raise ProviderError(
-                f"{self.name}: reply without content", provider=self.name, retryable=True
+            raise self.transport.fail(
+                ErrorKind.bad_reply, "reply without content", model=model.name, retryable=True
             )
         blocks = body.get("content") or []
         text = "".join(block.get("text", "") for block in blocks if block.get("type") == "text")
@@ -200,9 +199,10 @@ class AnthropicProvider(HttpProvider):
         usage = Usage()
         stop_reason: str | None = None
         finished = False
-        async with aclosing(self.transport.stream_sse("/v1/messages", payload)) as events:
+        events = self.transport.stream_sse("/v1/messages", payload, model=model.name)
+        async with aclosing(events) as events:
             async for event in events:
-                data = self.transport.decode(event.data)
+                data = self.transport.decode(event.data, model=model.name)
                 kind = data.get("type") if isinstance(data, dict) else None
                 if kind == "message_start":
                     usage = parse_usage((data.get("message") or {}).get("usage"))
@@ -230,19 +230,25 @@ class AnthropicProvider(HttpProvider):
                     finished = True
                     break
                 elif kind == "error":
-                    raise self._stream_error(data.get("error") or {})
+                    raise self._stream_error(data.get("error") or {}, model.name)
         if not finished:
-            raise broken_stream(self.name, "ended without message_stop")
+            raise self.transport.fail(
+                ErrorKind.stream_broken,
+                "ended without message_stop",
+                model=model.name,
+                retryable=True,
+            )
         calls = assembler.calls()
         yield StreamDone(self._response(model, "".join(text), calls, usage, stop_reason, started))
 
-    def _stream_error(self, error: dict[str, Any]) -> ProviderError:
+    def _stream_error(self, error: dict[str, Any], model: str) -> ProviderError:
         kind = str(error.get("type") or "")
-        return ProviderError(
-            f"{self.name}: error in stream: {kind}: {error.get('message', '')}",
-            provider=self.name,
+        return self.transport.fail(
+            ErrorKind.stream_error,
+            f"{kind}: {error.get('message', '')}",
+            model=model,
             retryable=kind in _RETRYABLE_STREAM_ERRORS,
         )
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        raise ProviderError(f"{self.name}: no embeddings API", provider=self.name)
+        raise self.transport.fail(ErrorKind.unsupported, "no embeddings API", model=model.name)
