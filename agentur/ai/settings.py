@@ -23,11 +23,13 @@ class Ranking(StrEnum):
 
 
 class PriceOverride(BaseModel):
-    """USD per million tokens; overrides the genai-prices table for one `provider:model`."""
+    """USD per million tokens; overrides the genai-prices table for one `provider:model`.
+    Cache prices left out cost the input price."""
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
 
 
 _OPTIONAL_TEXT_FIELDS = tuple(
