@@ -84,6 +84,7 @@ async def model_round(
             "model": response.model,
             "input_tokens": response.usage.input_tokens,
             "output_tokens": response.usage.output_tokens,
+            "cached_tokens": response.usage.cached_tokens,
             "cost_chf": cost,
             "latency_ms": round(response.latency_ms, 3),
             "finish_reason": response.finish_reason,
