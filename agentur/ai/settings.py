@@ -94,7 +94,8 @@ class AiSettings(PartSettings):
     model_prices: dict[str, PriceOverride] = Field(
         default_factory=dict,
         description='Price overrides as JSON: `{"provider:model": {"input": 0.4, "output": '
-        "1.6}}` in USD per million tokens.",
+        '1.6, "cached_input": 0.1, "cache_write": 0.5}}` in USD per million tokens (cache '
+        "prices left out cost the input price).",
     )
     usd_to_chf: float = Field(
         default=0.80,
