@@ -11,13 +11,12 @@ rides in one last message marked `volatile`, after everything a cache can reuse.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from functools import lru_cache
 
-from agentur.ai.messages import Message, ToolCall, ToolDefinition
+from agentur.ai.messages import Message, ToolCall
 from agentur.context import RequestContext, get_request_now
 
 ROLE_TEXT = (
@@ -47,11 +46,6 @@ def _temporal_block(now: datetime, _zone: tzinfo | None) -> str:
         f"(UTC{offset}). Interpret relative dates such as 'today', 'last month' or 'Q1' "
         "from this date."
     )
-
-
-def estimate_tokens(text: str) -> int:
-    # ~4 characters per token is close enough for budget and summarization thresholds.
-    return (len(text) + 3) // 4
 
 
 ROUND_CONTEXT_HEADER = "[Context for this round, from agentur — not written by the user]"
@@ -93,16 +87,3 @@ class ConversationManager:
 
     def add_tool_result(self, call: ToolCall, content: str, *, is_error: bool) -> None:
         self.turns.append(Message.tool_result(call, content, is_error=is_error))
-
-
-def estimate_messages_tokens(
-    messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-) -> int:
-    total = 0
-    for message in messages:
-        total += estimate_tokens(message.content) + 4
-        for call in message.tool_calls:
-            total += estimate_tokens(call.name + json.dumps(call.arguments, default=str))
-    for tool in tools:
-        total += estimate_tokens(tool.name + tool.description + json.dumps(tool.parameters))
-    return total

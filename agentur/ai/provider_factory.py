@@ -85,29 +85,21 @@ def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
         return []
 
 
-def hosted_timeouts(settings: AiSettings) -> Timeouts:
+def provider_timeouts(settings: AiSettings, prefix: str = "") -> Timeouts:
+    """The limits of one provider: the shared settings, or those with `prefix` where a
+    provider has its own (a local server may read a prompt for minutes before it answers)."""
     return Timeouts(
         connect=settings.connect_timeout_seconds,
-        first_token=settings.first_token_timeout_seconds,
-        idle=settings.stream_idle_timeout_seconds,
-        request=settings.request_timeout_seconds,
-    )
-
-
-def local_timeouts(settings: AiSettings) -> Timeouts:
-    """A local server's limits: connecting is quick, reading the prompt may take minutes."""
-    return Timeouts(
-        connect=settings.connect_timeout_seconds,
-        first_token=settings.openai_compatible_first_token_timeout_seconds,
-        idle=settings.openai_compatible_stream_idle_timeout_seconds,
-        request=settings.openai_compatible_request_timeout_seconds,
-        setting_prefix="AGENTUR_OPENAI_COMPATIBLE_",
+        first_token=getattr(settings, f"{prefix}first_token_timeout_seconds"),
+        idle=getattr(settings, f"{prefix}stream_idle_timeout_seconds"),
+        request=getattr(settings, f"{prefix}request_timeout_seconds"),
+        setting_prefix=f"AGENTUR_{prefix.upper()}",
     )
 
 
 def build_providers(settings: AiSettings) -> list[ModelProvider]:
     providers: list[ModelProvider] = []
-    timeouts = hosted_timeouts(settings)
+    timeouts = provider_timeouts(settings)
     for vendor in VENDORS:
         api_key = getattr(settings, f"{vendor.name}_api_key")
         if not api_key:
@@ -133,7 +125,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=openai_compatible_specs(settings, names),
                     api_key=settings.openai_compatible_api_key,
                     base_url=settings.openai_compatible_base_url,
-                    timeouts=local_timeouts(settings),
+                    timeouts=provider_timeouts(settings, "openai_compatible_"),
                 )
             )
     local_embedding = _optional_local_embedding()
