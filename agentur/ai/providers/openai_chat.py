@@ -135,7 +135,16 @@ class OpenAIChatProvider(HttpProvider):
         return {"role": message.role.value, "content": message.content}
 
     def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        return [self.map_message(message) for message in messages]
+        mapped: list[dict[str, Any]] = []
+        for message in messages:
+            item = self.map_message(message)
+            if message.volatile and mapped and mapped[-1]["role"] == item["role"] == "user":
+                # Some local chat templates (Mistral, Gemma) refuse two user turns in a row:
+                # the round's context joins the user's message, whose text still starts the
+                # next round's copy of it (the cached prefix holds).
+                item = {**item, "content": f"{mapped.pop()['content']}\n\n{item['content']}"}
+            mapped.append(item)
+        return mapped
 
     def embedding_options(self, model: ModelSpec) -> dict[str, Any]:
         return {}
