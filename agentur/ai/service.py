@@ -169,6 +169,23 @@ class AiService:
             return False
         return True
 
+    async def _attempt(
+        self,
+        spec: ModelSpec,
+        prepared: PreparedRequest,
+        context: RequestContext,
+        prompt_tokens: int,
+        failures: Failures,
+    ) -> PreparedRequest | None:
+        """The request as this candidate gets it (with its output limit), or None when it is
+        skipped: its server timed out on this prompt before, or the mandate cannot pay."""
+        if failures.gave_up_on(spec):
+            return None
+        attempt = limited(prepared, spec, prompt_tokens)
+        if not await self._affordable(spec, attempt, context, prompt_tokens, failures):
+            return None
+        return attempt
+
     async def _finish(
         self,
         response: AiResponse,
@@ -192,10 +209,8 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if failures.gave_up_on(spec):
-                continue
-            attempt = limited(prepared, spec, prompt_tokens)
-            if not await self._affordable(spec, attempt, context, prompt_tokens, failures):
+            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if attempt is None:
                 continue
             provider = self.registry.provider_for(spec)
             try:
@@ -222,10 +237,8 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if failures.gave_up_on(spec):
-                continue
-            attempt = limited(prepared, spec, prompt_tokens)
-            if not await self._affordable(spec, attempt, context, prompt_tokens, failures):
+            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if attempt is None:
                 continue
             tries = 0
             while True:
