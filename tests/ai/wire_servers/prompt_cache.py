@@ -44,7 +44,10 @@ def rendered(wire: str, body: dict[str, Any]) -> list[tuple[str, bool]]:
         head.append((_text(body.get("systemInstruction", {})), False))
         return head + [(_text(content), False) for content in body["contents"]]
     segments = [(_text(tool), "cache_control" in tool) for tool in body.get("tools", [])]
-    segments += [(_text(block), "cache_control" in block) for block in body.get("system", [])]
+    system = body.get("system", [])
+    if isinstance(system, str):  # a plain string carries no breakpoint
+        system = [{"type": "text", "text": system}]
+    segments += [(_text(block), "cache_control" in block) for block in system]
     for message in body["messages"]:
         segments.append((message["role"], False))
         segments += [(_text(block), "cache_control" in block) for block in message["content"]]
