@@ -1,9 +1,11 @@
 """Timeouts through the whole gateway against a local OpenAI-compatible wire server (issue 12):
 each phase has its own limit and says which one fired, and a server that got the prompt but
-sent nothing in time never gets it again (no retry, no other model on the same server)."""
+sent nothing in time never gets it again (no retry, no other model on the same server). And a
+refused connection, named as such in the caller's error."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -98,3 +100,26 @@ async def test_idle_timeout_after_text_ends_the_stream_with_an_error(
     assert isinstance(error, StreamError)
     assert "idle timeout: the stream was silent for 0.3 s" in error.message
     assert _chat_posts(openai_server) == 1  # the caller saw text: never restarted
+
+
+async def test_connection_refused_names_provider_model_host_and_kind() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = AiSettings(
+        openai_compatible_base_url=f"http://127.0.0.1:{port}/v1",
+        openai_compatible_models="small",
+        max_retries=1,
+    )
+    sleeps = Sleeps()
+    ai = AiService(build_providers(settings), settings=settings, sleep=sleeps)
+    try:
+        with pytest.raises(ProviderUnavailableError) as raised:
+            await ai.call(ask("hi"), CONTEXT)
+    finally:
+        await ai.aclose()
+    assert raised.value.detail == (
+        f"every model attempt failed: openai_compatible small at 127.0.0.1:{port}: "
+        "connection refused: All connection attempts failed"
+    )
+    assert len(sleeps) == 1  # nothing reached a server: retried
