@@ -1,20 +1,22 @@
-"""The conversation of one run: the system prompt and the messages sent to the model.
+"""The conversation of one run: the messages sent to the model, laid out for prompt caches.
 
-The system prompt is rebuilt every round from its parts — role text, the temporal block in the
-request's time zone (A7), the active tools, the summary of earlier rounds, and this round's
-knowledge context — so everything that changes lives in one message and the turns stay a
-clean user / assistant / tool sequence that every provider accepts.
+Providers cache the longest prefix a request shares with an earlier one (OpenAI and Gemini on
+their own, Anthropic up to `cache_control` breakpoints, llama.cpp in its KV cache). So what is
+the same in every round comes first and stays byte-identical across rounds and runs of one
+configuration: the system prompt (role text and rules; tools travel as definitions, never
+repeated in prose), then the turns, which only grow. What changes — the clock line in the
+request's time zone (A7), the summary of earlier rounds and this round's knowledge context —
+rides in one last message marked `volatile`, after everything a cache can reuse.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from functools import lru_cache
 
-from agentur.ai.messages import Message, ToolCall, ToolDefinition
+from agentur.ai.messages import Message, ToolCall
 from agentur.context import RequestContext, get_request_now
 
 ROLE_TEXT = (
@@ -46,9 +48,7 @@ def _temporal_block(now: datetime, _zone: tzinfo | None) -> str:
     )
 
 
-def estimate_tokens(text: str) -> int:
-    # ~4 characters per token is close enough for budget and summarization thresholds.
-    return (len(text) + 3) // 4
+ROUND_CONTEXT_HEADER = "[Context for this round, from agentur — not written by the user]"
 
 
 @dataclass
@@ -59,21 +59,25 @@ class ConversationManager:
     turns: list[Message] = field(default_factory=list)
     summary: str = ""
 
-    def system_prompt(self, tools: Sequence[ToolDefinition], knowledge: str = "") -> str:
-        parts = [self.role_text, temporal_block(self.now(self.context))]
-        if tools:
-            parts.append(
-                "## Tools available this round\n"
-                + "\n".join(f"- {tool.name}: {tool.description}" for tool in tools)
-            )
+    def system_prompt(self) -> str:
+        """The stable head of every request: nothing in it changes between rounds."""
+        return self.role_text
+
+    def round_context(self, knowledge: str = "") -> str:
+        """This round's changing context: the clock, the summary, the knowledge block."""
+        parts = [ROUND_CONTEXT_HEADER, temporal_block(self.now(self.context))]
         if self.summary:
             parts.append("## Summary of earlier rounds of this run\n" + self.summary)
         if knowledge.strip():
             parts.append("## Context from the knowledge store\n" + knowledge.strip())
         return "\n\n".join(parts)
 
-    def messages(self, tools: Sequence[ToolDefinition], knowledge: str = "") -> list[Message]:
-        return [Message.system(self.system_prompt(tools, knowledge)), *self.turns]
+    def messages(self, knowledge: str = "") -> list[Message]:
+        return [
+            Message.system(self.system_prompt()),
+            *self.turns,
+            Message.round_context(self.round_context(knowledge)),
+        ]
 
     def add_user(self, text: str) -> None:
         self.turns.append(Message.user(text))
@@ -83,16 +87,3 @@ class ConversationManager:
 
     def add_tool_result(self, call: ToolCall, content: str, *, is_error: bool) -> None:
         self.turns.append(Message.tool_result(call, content, is_error=is_error))
-
-
-def estimate_messages_tokens(
-    messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()
-) -> int:
-    total = 0
-    for message in messages:
-        total += estimate_tokens(message.content) + 4
-        for call in message.tool_calls:
-            total += estimate_tokens(call.name + json.dumps(call.arguments, default=str))
-    for tool in tools:
-        total += estimate_tokens(tool.name + tool.description + json.dumps(tool.parameters))
-    return total

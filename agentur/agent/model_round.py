@@ -46,7 +46,7 @@ async def model_round(
     run: RunState, pinned: Message, definitions: Sequence[ToolDefinition], knowledge: str
 ) -> AiResponse:
     deps, settings = run.deps, run.deps.settings
-    messages = run.conversation.messages(definitions, knowledge)
+    messages = run.conversation.messages(knowledge)
     request = AiRequest(
         operation=OperationType.agent,
         messages=tuple(messages),
@@ -61,7 +61,7 @@ async def model_round(
             run, request, estimate
         ):
             await summarize(run, pinned)
-            messages = run.conversation.messages(definitions, knowledge)
+            messages = run.conversation.messages(knowledge)
             request = replace(request, messages=tuple(messages))
             estimate = estimate_prompt_tokens(request)
         model = (await deps.ai.candidates(request, run.context, prompt_tokens=estimate))[0]
@@ -84,6 +84,7 @@ async def model_round(
             "model": response.model,
             "input_tokens": response.usage.input_tokens,
             "output_tokens": response.usage.output_tokens,
+            "cached_tokens": response.usage.cached_tokens,
             "cost_chf": cost,
             "latency_ms": round(response.latency_ms, 3),
             "finish_reason": response.finish_reason,

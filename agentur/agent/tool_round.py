@@ -17,6 +17,7 @@ from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.messages import ToolCall, ToolDefinition
 from agentur.tools.egress import EgressPolicy
+from agentur.tools.model_schema import model_schema
 from agentur.tools.run_tool import ToolLimits, ToolOutcome, run_tool
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.toolboxes import request_toolbox_tool
@@ -32,7 +33,7 @@ def tool_definition(tool: Tool) -> ToolDefinition:
 
 @lru_cache(maxsize=512)
 def _definition(name: str, description: str, arguments: type[BaseModel]) -> ToolDefinition:
-    return ToolDefinition(name, description, arguments.model_json_schema())
+    return ToolDefinition(name, description, model_schema(arguments.model_json_schema()))
 
 
 def round_offer(run: RunState) -> RoundOffer:

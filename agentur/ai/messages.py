@@ -37,6 +37,9 @@ class Message:
     tool_call_id: str | None = None
     tool_name: str | None = None
     is_error: bool = False
+    # Changes from round to round (clock, retrieved context): prompt caches end before the
+    # first such message, and adapters with explicit cache breakpoints put theirs there.
+    volatile: bool = False
 
     @classmethod
     def system(cls, content: str) -> Message:
@@ -45,6 +48,13 @@ class Message:
     @classmethod
     def user(cls, content: str) -> Message:
         return cls(Role.user, content)
+
+    @classmethod
+    def round_context(cls, content: str) -> Message:
+        """Context that changes every round, sent as a user turn after the stable prefix
+        (a second system message would be folded into the system prompt by Anthropic and
+        Gemini, and rejected by some local chat templates)."""
+        return cls(Role.user, content, volatile=True)
 
     @classmethod
     def assistant(cls, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> Message:
@@ -59,13 +69,17 @@ class Message:
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    # Both are part of `input_tokens`: read from the provider's prompt cache (cheaper), and
+    # written to it (Anthropic bills writes above the input price).
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     @property

@@ -88,8 +88,9 @@ def catalog_entry(provider: str, name: str) -> CatalogEntry | None:
 
 
 @lru_cache(maxsize=512)
-def genai_price(provider: str, name: str) -> tuple[float, float, float | None] | None:
-    """(input, output, cached input) USD per million tokens, or None when not in the table."""
+def genai_price(provider: str, name: str) -> tuple[float, float, float, float] | None:
+    """(input, output, cached input, cache write) USD per million tokens, or None when not in
+    the table (which gives the input price where a model has no cache price)."""
     try:
         from genai_prices import Usage, calc_price
     except ImportError:  # the table is optional at run time; prices can come from config
@@ -103,6 +104,9 @@ def genai_price(provider: str, name: str) -> tuple[float, float, float | None] |
         cached = calc_price(
             Usage(input_tokens=sample, cache_read_tokens=sample), name, provider_id=provider
         )
+        written = calc_price(
+            Usage(input_tokens=sample, cache_write_tokens=sample), name, provider_id=provider
+        )
     except (LookupError, ValueError):
         return None
     scale = 1_000_000 / sample
@@ -110,6 +114,7 @@ def genai_price(provider: str, name: str) -> tuple[float, float, float | None] |
         round(float(base.input_price) * scale, 6),
         round(float(base.output_price) * scale, 6),
         round(float(cached.input_price) * scale, 6),
+        round(float(written.input_price) * scale, 6),
     )
 
 
@@ -125,6 +130,7 @@ def with_prices(
             input_price_usd_per_mtok=override.input,
             output_price_usd_per_mtok=override.output,
             cached_input_price_usd_per_mtok=override.cached_input,
+            cache_write_price_usd_per_mtok=override.cache_write,
         )
     if spec.is_priced:
         return spec
@@ -135,6 +141,7 @@ def with_prices(
             input_price_usd_per_mtok=looked_up[0],
             output_price_usd_per_mtok=looked_up[1],
             cached_input_price_usd_per_mtok=looked_up[2],
+            cache_write_price_usd_per_mtok=looked_up[3],
         )
     if free:
         return replace(spec, input_price_usd_per_mtok=0.0, output_price_usd_per_mtok=0.0)

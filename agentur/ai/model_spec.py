@@ -26,7 +26,8 @@ class ModelSpec:
     # Prices in USD per million tokens; None means unknown (billing refuses unless allowed).
     input_price_usd_per_mtok: float | None = None
     output_price_usd_per_mtok: float | None = None
-    cached_input_price_usd_per_mtok: float | None = None
+    cached_input_price_usd_per_mtok: float | None = None  # None: the input price
+    cache_write_price_usd_per_mtok: float | None = None  # None: the input price
     embedding_dimensions: int | None = None
 
     @property

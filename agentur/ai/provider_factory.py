@@ -16,6 +16,7 @@ import httpx
 from agentur.ai.model_catalog import catalog_specs
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ModelProvider
+from agentur.ai.providers.http_transport import Timeouts
 from agentur.ai.settings import AiSettings
 
 logger = logging.getLogger(__name__)
@@ -84,9 +85,21 @@ def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
         return []
 
 
+def provider_timeouts(settings: AiSettings, prefix: str = "") -> Timeouts:
+    """The limits of one provider: the shared settings, or those with `prefix` where a
+    provider has its own (a local server may read a prompt for minutes before it answers)."""
+    return Timeouts(
+        connect=settings.connect_timeout_seconds,
+        first_token=getattr(settings, f"{prefix}first_token_timeout_seconds"),
+        idle=getattr(settings, f"{prefix}stream_idle_timeout_seconds"),
+        request=getattr(settings, f"{prefix}request_timeout_seconds"),
+        setting_prefix=f"AGENTUR_{prefix.upper()}",
+    )
+
+
 def build_providers(settings: AiSettings) -> list[ModelProvider]:
     providers: list[ModelProvider] = []
-    timeout = settings.request_timeout_seconds
+    timeouts = provider_timeouts(settings)
     for vendor in VENDORS:
         api_key = getattr(settings, f"{vendor.name}_api_key")
         if not api_key:
@@ -98,7 +111,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=catalog_specs(vendor.name),
                     api_key=api_key,
                     base_url=getattr(settings, f"{vendor.name}_base_url"),
-                    timeout_seconds=timeout,
+                    timeouts=timeouts,
                 )
             )
     if settings.openai_compatible_base_url:
@@ -112,7 +125,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=openai_compatible_specs(settings, names),
                     api_key=settings.openai_compatible_api_key,
                     base_url=settings.openai_compatible_base_url,
-                    timeout_seconds=timeout,
+                    timeouts=provider_timeouts(settings, "openai_compatible_"),
                 )
             )
     local_embedding = _optional_local_embedding()

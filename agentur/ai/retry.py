@@ -1,8 +1,10 @@
 """Retries with exponential backoff and jitter (G6).
 
-Retried: 429 (honouring Retry-After), 5xx, timeouts, broken connections and streams — what
-adapters mark `retryable`. Other 4xx are not retried: the same request would fail again.
-After the retries of one model the gateway falls back to the next ranked model."""
+Retried: 429 (honouring Retry-After), 5xx, connect and idle timeouts, broken connections and
+streams — what adapters mark `retryable`. Other 4xx are not retried: the same request would fail
+again. Nor is a call that got no reply in time: the server may still be reading the prompt, and
+a retry would start it over. Time limits live in the HTTP transport, one per phase. After the
+retries of one model the gateway falls back to the next ranked model."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import TypeVar
 import httpx
 
 from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.http_errors import error_from_transport
 
 T = TypeVar("T")
 
@@ -24,7 +27,6 @@ class RetryPolicy:
     max_retries: int = 2
     base_delay_seconds: float = 0.5
     max_delay_seconds: float = 20.0
-    timeout_seconds: float = 120.0
 
     def delay(self, attempt: int, error: ProviderError, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number `attempt` (1-based)."""
@@ -35,18 +37,16 @@ class RetryPolicy:
         return (rng or random).uniform(ceiling / 2, ceiling)
 
 
-def as_provider_error(error: BaseException, provider: str) -> ProviderError | None:
-    """Transport failures an adapter let through, as retryable provider errors."""
+def as_provider_error(
+    error: BaseException, provider: str, model: str | None = None
+) -> ProviderError | None:
+    """A provider failure naming the model; transport failures an adapter let through become
+    retryable provider errors."""
     if isinstance(error, ProviderError):
+        error.model = error.model or model
         return error
-    if isinstance(error, TimeoutError | httpx.TimeoutException):
-        return ProviderError("the provider timed out", provider=provider, retryable=True)
-    if isinstance(error, httpx.TransportError):
-        return ProviderError(
-            f"connection to the provider failed ({type(error).__name__})",
-            provider=provider,
-            retryable=True,
-        )
+    if isinstance(error, httpx.HTTPError):
+        return error_from_transport(provider, error, model=model)
     return None
 
 
@@ -58,6 +58,7 @@ async def call_with_retries(
     policy: RetryPolicy,
     *,
     provider: str,
+    model: str | None = None,
     sleep: Sleep = asyncio.sleep,
     on_retry: Callable[[ProviderError, int], None] | None = None,
 ) -> T:
@@ -66,10 +67,9 @@ async def call_with_retries(
     tries = 0
     while True:
         try:
-            async with asyncio.timeout(policy.timeout_seconds):
-                return await attempt()
+            return await attempt()
         except Exception as raw:  # noqa: BLE001 — narrowed by as_provider_error
-            error = as_provider_error(raw, provider)
+            error = as_provider_error(raw, provider, model)
             if error is None:
                 raise
             tries += 1

@@ -37,6 +37,14 @@ from agentur.context import RequestContext
 __all__ = ["AiService", "Embeddings", "NoModelError", "StreamError"]
 
 
+def limited(prepared: PreparedRequest, spec: ModelSpec, prompt_tokens: int) -> PreparedRequest:
+    """The request with the output limit this model gets — always one, so a runaway
+    generation stops (a server without a limit writes until its context is full)."""
+    limit = max_output_tokens(spec, prepared.sent, prompt_tokens)
+    options = replace(prepared.sent.options, max_output_tokens=limit)
+    return replace(prepared, sent=replace(prepared.sent, options=options))
+
+
 class AiService:
     def __init__(
         self,
@@ -56,7 +64,6 @@ class AiService:
             max_retries=self.settings.max_retries,
             base_delay_seconds=self.settings.retry_base_delay_seconds,
             max_delay_seconds=self.settings.retry_max_delay_seconds,
-            timeout_seconds=self.settings.request_timeout_seconds,
         )
         self.sleep = sleep
         self.gate = RequestGate(self.store, self.neutralizer)
@@ -155,12 +162,29 @@ class AiService:
                 prepared.config,
                 context,
                 input_tokens=prompt_tokens,
-                output_tokens=max_output_tokens(spec, prepared.sent),
+                output_tokens=prepared.sent.options.max_output_tokens or 0,
             )
         except BudgetExceededError as refusal:
             failures.refused(refusal)
             return False
         return True
+
+    async def _attempt(
+        self,
+        spec: ModelSpec,
+        prepared: PreparedRequest,
+        context: RequestContext,
+        prompt_tokens: int,
+        failures: Failures,
+    ) -> PreparedRequest | None:
+        """The request as this candidate gets it (with its output limit), or None when it is
+        skipped: its server timed out on this prompt before, or the mandate cannot pay."""
+        if failures.gave_up_on(spec):
+            return None
+        attempt = limited(prepared, spec, prompt_tokens)
+        if not await self._affordable(spec, attempt, context, prompt_tokens, failures):
+            return None
+        return attempt
 
     async def _finish(
         self,
@@ -185,14 +209,16 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
+            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if attempt is None:
                 continue
             provider = self.registry.provider_for(spec)
             try:
                 response = await call_with_retries(
-                    lambda p=provider, s=spec: p.complete(s, prepared.sent),
+                    lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
                     self.retry_policy,
                     provider=spec.provider,
+                    model=spec.name,
                     sleep=self.sleep,
                     on_retry=lambda e, n, s=spec: log_retry(s, e, n),
                 )
@@ -211,7 +237,8 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
+            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if attempt is None:
                 continue
             tries = 0
             while True:
@@ -220,8 +247,7 @@ class AiService:
                     async for event in stream_attempt(
                         self.registry.provider_for(spec),
                         spec,
-                        prepared,
-                        idle_seconds=self.settings.stream_idle_timeout_seconds,
+                        attempt,
                         finish=lambda r, s=spec: self._finish(r, s, prepared, context),
                     ):
                         if isinstance(event, TextDelta | ToolCallDelta):
@@ -229,7 +255,7 @@ class AiService:
                         yield event
                     return
                 except Exception as raw:
-                    error = as_provider_error(raw, spec.provider)
+                    error = as_provider_error(raw, spec.provider, spec.name)
                     if error is None:
                         raise
                     if emitted:

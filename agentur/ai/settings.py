@@ -23,11 +23,13 @@ class Ranking(StrEnum):
 
 
 class PriceOverride(BaseModel):
-    """USD per million tokens; overrides the genai-prices table for one `provider:model`."""
+    """USD per million tokens; overrides the genai-prices table for one `provider:model`.
+    Cache prices left out cost the input price."""
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
 
 
 _OPTIONAL_TEXT_FIELDS = tuple(
@@ -92,7 +94,8 @@ class AiSettings(PartSettings):
     model_prices: dict[str, PriceOverride] = Field(
         default_factory=dict,
         description='Price overrides as JSON: `{"provider:model": {"input": 0.4, "output": '
-        "1.6}}` in USD per million tokens.",
+        '1.6, "cached_input": 0.1, "cache_write": 0.5}}` in USD per million tokens (cache '
+        "prices left out cost the input price).",
     )
     usd_to_chf: float = Field(
         default=0.80,
@@ -133,11 +136,40 @@ class AiSettings(PartSettings):
     max_fallbacks: int = Field(
         default=2, ge=0, le=10, description="Further ranked models tried after one fails."
     )
-    request_timeout_seconds: float = Field(
-        default=120.0, gt=0, description="Time limit of one non-streamed provider call."
+    connect_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Time limit for connecting to a provider (retried)."
+    )
+    first_token_timeout_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        description="Longest wait for the first byte of a streamed reply. Not retried on the "
+        "same provider: the server may still be reading the prompt.",
     )
     stream_idle_timeout_seconds: float = Field(
-        default=60.0, gt=0, description="Longest wait for the next event of a stream."
+        default=60.0,
+        gt=0,
+        description="Longest silence between two lines of a stream once it began (retried "
+        "while no text reached the caller).",
+    )
+    request_timeout_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        description="Time limit of one whole non-streamed provider call (not retried on the "
+        "same provider).",
+    )
+    openai_compatible_first_token_timeout_seconds: float = Field(
+        default=900.0,
+        gt=0,
+        description="First-byte limit for the OpenAI-compatible server: a local server on "
+        "CPU may read a long prompt for minutes before it answers.",
+    )
+    openai_compatible_stream_idle_timeout_seconds: float = Field(
+        default=120.0, gt=0, description="Stream silence limit for the OpenAI-compatible server."
+    )
+    openai_compatible_request_timeout_seconds: float = Field(
+        default=1_800.0,
+        gt=0,
+        description="Limit of a whole non-streamed call to the OpenAI-compatible server.",
     )
     mandate_settings_cache_seconds: float = Field(
         default=5.0,

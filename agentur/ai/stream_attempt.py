@@ -1,10 +1,9 @@
 """One streaming attempt on one model: the provider's events with placeholders re-identified
-as they pass (text and tool-call arguments), an idle timeout between events, and the final
-response billed before `StreamDone` reaches the caller."""
+as they pass (text and tool-call arguments), and the final response billed before `StreamDone`
+reaches the caller. Time limits are the HTTP transport's (first token, then idle)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
@@ -12,7 +11,7 @@ from agentur.ai.messages import AiResponse, StreamDone, StreamEvent, TextDelta, 
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.neutralization.gate import StreamReidentifier
 from agentur.ai.neutralization.request_gate import PreparedRequest
-from agentur.ai.providers.base import ModelProvider, ProviderError
+from agentur.ai.providers.base import ErrorKind, ModelProvider, ProviderError
 
 Finish = Callable[[AiResponse], Awaitable[AiResponse]]
 
@@ -22,7 +21,6 @@ async def stream_attempt(
     spec: ModelSpec,
     prepared: PreparedRequest,
     *,
-    idle_seconds: float,
     finish: Finish,
 ) -> AsyncIterator[StreamEvent]:
     mapping = prepared.mapping
@@ -32,13 +30,14 @@ async def stream_attempt(
     try:
         while True:
             try:
-                async with asyncio.timeout(idle_seconds):
-                    event = await events.__anext__()
+                event = await events.__anext__()
             except StopAsyncIteration:
                 raise ProviderError(
                     "the stream ended without a final response",
                     provider=spec.provider,
+                    model=spec.name,
                     retryable=True,
+                    kind=ErrorKind.stream_broken,
                 ) from None
             if isinstance(event, TextDelta):
                 piece = text.feed(event.text) if text is not None else event.text

@@ -196,8 +196,8 @@ TOOLS: list[Tool[Any]] = [
     ),
     Tool(
         "extract_container_item",
-        "Read one section (by heading path) or a character range of an indexed document, "
-        "windowed: returns the window, total_length and next_offset.",
+        "Read a section (by heading path) or character range of an indexed document, in "
+        "windows (total_length, next_offset).",
         ExtractItemArguments,
         extract_container_item,
         read_only=True,

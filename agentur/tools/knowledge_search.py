@@ -59,9 +59,8 @@ async def search_knowledge(args: SearchKnowledgeArguments, context: ToolContext)
 TOOLS: list[Tool[Any]] = [
     Tool(
         "search_knowledge",
-        "Search the indexed documents you may see (hybrid semantic + keyword). Returns chunks "
-        "with file, heading path, page and character offsets; read more with "
-        "extract_container_item.",
+        "Search indexed documents (semantic + keyword): passages with file, heading path, "
+        "page and offsets; read on with extract_container_item.",
         SearchKnowledgeArguments,
         search_knowledge,
         read_only=True,

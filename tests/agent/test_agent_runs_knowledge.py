@@ -43,10 +43,10 @@ async def test_api_run_gets_the_rag_block_and_stores_round_memory(
     assert body["status"] == "completed" and body["final_text"] == "At half past three."
     chat = [r for r in provider.received if r.operation == "agent"]
     assert len(chat) == 2
-    system = chat[0].messages[0]
-    assert system.role == "system"
-    assert "## Context from the knowledge store" in system.content
-    assert PASSAGE in system.content
+    context = chat[0].messages[-1]  # the round's context, after the cacheable prefix
+    assert context.role == "user" and context.volatile
+    assert "## Context from the knowledge store" in context.content
+    assert PASSAGE in context.content
     async with runtime.database.session() as session:
         rows = list(
             (

@@ -169,7 +169,7 @@ async def test_rag_and_round_memory_failures_do_not_block_the_run() -> None:
     assert len(memory.calls) == 1 and memory.calls[0].tool_results[0].tool_name == "double"
 
 
-async def test_rag_block_is_injected_into_the_system_prompt() -> None:
+async def test_rag_block_rides_in_the_round_context_message() -> None:
     seen: list[str] = []
 
     async def rag(prompt: str, context: RequestContext, *, workflow_id: str | None) -> str:
@@ -181,7 +181,9 @@ async def test_rag_block_is_injected_into_the_system_prompt() -> None:
     run_deps.rag = rag
     await run_agent("what is the total?", AgentConfig(), CONTEXT, run_deps)
     assert seen == ["what is the total?"]
-    assert "The invoice total is CHF 42." in provider.received[0].messages[0].content
+    context = provider.received[0].messages[-1]
+    assert context.volatile and "The invoice total is CHF 42." in context.content
+    assert "CHF 42" not in provider.received[0].messages[0].content
 
 
 async def test_temporal_block_uses_the_request_time_zone() -> None:
@@ -191,10 +193,10 @@ async def test_temporal_block_uses_the_request_time_zone() -> None:
     before = datetime.now(ZoneInfo(zone)).date().isoformat()
     await run_agent("what day is it?", AgentConfig(), context, deps(ai, []))
     after = datetime.now(ZoneInfo(zone)).date().isoformat()
-    system = provider.received[0].messages[0]
-    assert system.role is Role.system
-    assert f"time zone {zone} (UTC+05:45)" in system.content
-    assert f", {before}." in system.content or f", {after}." in system.content
+    context = provider.received[0].messages[-1]
+    assert context.role is Role.user and context.volatile
+    assert f"time zone {zone} (UTC+05:45)" in context.content
+    assert f", {before}." in context.content or f", {after}." in context.content
 
 
 def test_temporal_block_of_one_instant_differs_per_zone() -> None:

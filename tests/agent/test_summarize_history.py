@@ -112,11 +112,11 @@ async def test_summarization_in_the_loop_keeps_pairs_prompt_and_counts_cost() ->
     agent_requests = [r for r in provider.received if r.operation == OperationType.agent]
     assert summary_requests, "the context never grew past the threshold"
     for request in agent_requests:
-        turns = list(request.messages[1:])
+        turns = list(request.messages[1:-1])  # between the system prompt and round context
         assert turns[0].content == "read all pages"  # the prompt is never summarized away
         assert_pairs_whole(turns)
     last = agent_requests[-1]
-    assert "SUMMARY-" in last.messages[0].content  # the summary rides in the system prompt
+    assert "SUMMARY-" in last.messages[-1].content  # the summary rides in the round context
     assert "page 1:" not in " ".join(m.content for m in last.messages[1:])
     # Summary calls are billed and counted in the run's cost.
     summary_cost = sum(cost for op, cost in ai.costs if op == OperationType.data_analyse)

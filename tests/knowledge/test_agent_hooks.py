@@ -35,8 +35,8 @@ async def test_agent_round_gets_rag_block_and_round_memory(
     )
     assert result.status.value == "completed"
     chat = [r for r in provider.received if r.operation != "embedding"]
-    system = chat[0].messages[0].content
-    assert "Knowledge context" in system and "zebra enclosure opens at nine" in system
+    context = chat[0].messages[-1].content  # the round's context, after the cacheable prefix
+    assert "Knowledge context" in context and "zebra enclosure opens at nine" in context
     async with runtime.database.session() as session:
         rows = list((await session.execute(select(RoundMemory))).scalars())
     assert len(rows) == 1 and rows[0].workflow_id == result.workflow_id

@@ -61,6 +61,7 @@ class CallBilling:
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             cached_tokens=usage.cached_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
             cost_usd=usd,
             cost_chf=usd * rate,
             usd_to_chf=rate,

@@ -22,6 +22,7 @@ class LedgerRecord:
     input_tokens: int
     output_tokens: int
     cached_tokens: int
+    cache_write_tokens: int
     cost_usd: float
     cost_chf: float
     usd_to_chf: float

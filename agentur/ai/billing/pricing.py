@@ -13,18 +13,24 @@ MESSAGE_OVERHEAD_TOKENS = 4
 
 
 def cost_usd(spec: ModelSpec, usage: Usage) -> float:
-    """0.0 for unpriced models; the gateway refuses those before the call unless allowed."""
+    """0.0 for unpriced models; the gateway refuses those before the call unless allowed.
+    Input tokens read from the provider's prompt cache cost the cached price, those written
+    to it the cache-write price (each the input price when the model has none)."""
     if not spec.is_priced:
         return 0.0
+    input_price = spec.input_price_usd_per_mtok or 0.0
     cached = min(usage.cached_tokens, usage.input_tokens)
-    cached_price = spec.cached_input_price_usd_per_mtok
-    if cached_price is None:
-        cached_price = spec.input_price_usd_per_mtok
+    written = min(usage.cache_write_tokens, usage.input_tokens - cached)
     return (
-        (usage.input_tokens - cached) * (spec.input_price_usd_per_mtok or 0.0)
-        + cached * (cached_price or 0.0)
+        (usage.input_tokens - cached - written) * input_price
+        + cached * _or(spec.cached_input_price_usd_per_mtok, input_price)
+        + written * _or(spec.cache_write_price_usd_per_mtok, input_price)
         + usage.output_tokens * (spec.output_price_usd_per_mtok or 0.0)
     ) / MILLION
+
+
+def _or(price: float | None, default: float) -> float:
+    return default if price is None else price
 
 
 def estimate_tokens(text: str) -> int:
@@ -43,9 +49,15 @@ def estimate_prompt_tokens(request: AiRequest) -> int:
     return total
 
 
-def max_output_tokens(spec: ModelSpec, request: AiRequest) -> int:
+def max_output_tokens(spec: ModelSpec, request: AiRequest, prompt_tokens: int = 0) -> int:
+    """The output limit sent with every call: the caller's (e.g. lowered by a budget), at most
+    the model's, and no more than the context window leaves after the prompt (some servers
+    refuse a request whose prompt plus limit exceeds the window)."""
     wanted = request.options.max_output_tokens
-    return min(wanted, spec.max_output_tokens) if wanted else spec.max_output_tokens
+    limit = min(wanted, spec.max_output_tokens) if wanted else spec.max_output_tokens
+    if prompt_tokens:
+        limit = min(limit, max(1, spec.context_window - prompt_tokens))
+    return limit
 
 
 def worst_case_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> float:

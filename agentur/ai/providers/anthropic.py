@@ -4,7 +4,13 @@ Mapping: system messages become the top-level `system`; tool results become `too
 blocks in a user turn (with `is_error`); consecutive turns of one role merge into one turn,
 because the API requires alternating roles. `max_tokens` is mandatory here: the request's, or
 the model's maximum. Usage: `input_tokens` includes cache reads and cache writes (Anthropic
-reports them apart), `cached_tokens` is the cache reads.
+reports them apart), `cached_tokens` is the cache reads, `cache_write_tokens` the writes.
+
+Prompt caching: Anthropic caches only up to explicit `cache_control` breakpoints. One sits on
+the system prompt (its prefix is the tools, then the system: both cached together), one on the
+last block before the first `volatile` message — the end of what the next round sends again
+unchanged. Requests without a volatile part get only the first: a one-off call would pay the
+cache-write premium for nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +35,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler
 
@@ -46,6 +51,7 @@ _STOP_REASONS = {
     "tool_use": "tool_calls",
     "refusal": "content_filter",
 }
+CACHE_BREAKPOINT = {"type": "ephemeral"}
 _RETRYABLE_STREAM_ERRORS = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
 
 
@@ -78,6 +84,8 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 def map_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
     system = "\n\n".join(m.content for m in messages if m.role == Role.system and m.content)
     turns: list[dict[str, Any]] = []
+    stable_end: dict[str, Any] | None = None  # the last block before anything volatile
+    volatile_seen = False
     for message in messages:
         if message.role == Role.system:
             continue
@@ -89,6 +97,11 @@ def map_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]
             turns[-1]["content"] += blocks
         else:
             turns.append({"role": role, "content": blocks})
+        volatile_seen = volatile_seen or message.volatile
+        if not volatile_seen:
+            stable_end = blocks[-1]
+    if volatile_seen and stable_end is not None:
+        stable_end["cache_control"] = dict(CACHE_BREAKPOINT)
     return system, turns
 
 
@@ -110,8 +123,9 @@ def parse_usage(usage: dict[str, Any] | None, previous: Usage | None = None) -> 
         input_tokens = int(usage.get("input_tokens") or 0) + cache_read + cache_write
     else:
         cache_read, input_tokens = before.cached_tokens, before.input_tokens
+        cache_write = before.cache_write_tokens
     output = int(usage["output_tokens"]) if "output_tokens" in usage else before.output_tokens
-    return Usage(input_tokens, output, cache_read)
+    return Usage(input_tokens, output, cache_read, cache_write)
 
 
 class AnthropicProvider(HttpProvider):
@@ -135,7 +149,9 @@ class AnthropicProvider(HttpProvider):
             "messages": turns,
         }
         if system:
-            payload["system"] = system
+            payload["system"] = [
+                {"type": "text", "text": system, "cache_control": dict(CACHE_BREAKPOINT)}
+            ]
         if options.temperature is not None:
             payload["temperature"] = options.temperature
         if request.tools:
@@ -147,6 +163,8 @@ class AnthropicProvider(HttpProvider):
                 }
                 for tool in request.tools
             ]
+            if not system:  # the breakpoint that would have covered the tools
+                payload["tools"][-1]["cache_control"] = dict(CACHE_BREAKPOINT)
         if stream:
             payload["stream"] = True
         return payload
@@ -175,11 +193,11 @@ class AnthropicProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         body = await self.transport.post_json(
-            "/v1/messages", self.build_payload(model, request, stream=False)
+            "/v1/messages", self.build_payload(model, request, stream=False), model=model.name
         )
         if not isinstance(body, dict) or "content" not in body:
-            raise ProviderError(
-                f"{self.name}: reply without content", provider=self.name, retryable=True
+            raise self.transport.fail(
+                ErrorKind.bad_reply, "reply without content", model=model.name, retryable=True
             )
         blocks = body.get("content") or []
         text = "".join(block.get("text", "") for block in blocks if block.get("type") == "text")
@@ -200,9 +218,10 @@ class AnthropicProvider(HttpProvider):
         usage = Usage()
         stop_reason: str | None = None
         finished = False
-        async with aclosing(self.transport.stream_sse("/v1/messages", payload)) as events:
+        events = self.transport.stream_sse("/v1/messages", payload, model=model.name)
+        async with aclosing(events) as events:
             async for event in events:
-                data = self.transport.decode(event.data)
+                data = self.transport.decode(event.data, model=model.name)
                 kind = data.get("type") if isinstance(data, dict) else None
                 if kind == "message_start":
                     usage = parse_usage((data.get("message") or {}).get("usage"))
@@ -230,19 +249,25 @@ class AnthropicProvider(HttpProvider):
                     finished = True
                     break
                 elif kind == "error":
-                    raise self._stream_error(data.get("error") or {})
+                    raise self._stream_error(data.get("error") or {}, model.name)
         if not finished:
-            raise broken_stream(self.name, "ended without message_stop")
+            raise self.transport.fail(
+                ErrorKind.stream_broken,
+                "ended without message_stop",
+                model=model.name,
+                retryable=True,
+            )
         calls = assembler.calls()
         yield StreamDone(self._response(model, "".join(text), calls, usage, stop_reason, started))
 
-    def _stream_error(self, error: dict[str, Any]) -> ProviderError:
+    def _stream_error(self, error: dict[str, Any], model: str) -> ProviderError:
         kind = str(error.get("type") or "")
-        return ProviderError(
-            f"{self.name}: error in stream: {kind}: {error.get('message', '')}",
-            provider=self.name,
+        return self.transport.fail(
+            ErrorKind.stream_error,
+            f"{kind}: {error.get('message', '')}",
+            model=model,
             retryable=kind in _RETRYABLE_STREAM_ERRORS,
         )
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        raise ProviderError(f"{self.name}: no embeddings API", provider=self.name)
+        raise self.transport.fail(ErrorKind.unsupported, "no embeddings API", model=model.name)

@@ -8,13 +8,41 @@ neutralization, billing, retries, fallback and cost. Adapters raise `ProviderErr
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import ModelSpec
 
 
+class ErrorKind(StrEnum):
+    """What went wrong, in words a person debugging a connection recognises."""
+
+    connection_refused = "connection refused"
+    dns = "DNS lookup failed"
+    tls = "TLS handshake failed"
+    connect_failed = "cannot connect"
+    connect_timeout = "connect timeout"
+    # No byte of the reply yet: the server may still be reading the prompt (G6: not retried
+    # on the same server, a retry would start the prompt over).
+    first_token_timeout = "time-to-first-token timeout"
+    idle_timeout = "idle timeout"
+    # A non-streamed call got no reply in time (its first byte comes with the whole answer).
+    reply_timeout = "reply timeout"
+    http_status = "HTTP status"
+    connection_broken = "connection broken"
+    stream_broken = "stream broken"
+    stream_error = "error in stream"
+    bad_reply = "unreadable reply"
+    unsupported = "not supported"
+    bad_request = "unusable request"
+    other = "failed"
+
+
 class ProviderError(Exception):
+    """One failed provider call. `str()` names provider, model, host and kind, then the detail
+    (for HTTP errors the vendor's own message, with API keys scrubbed)."""
+
     def __init__(
         self,
         message: str,
@@ -23,12 +51,35 @@ class ProviderError(Exception):
         status_code: int | None = None,
         retryable: bool = False,
         retry_after_seconds: float | None = None,
+        kind: ErrorKind = ErrorKind.other,
+        model: str | None = None,
+        host: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.detail = message
         self.provider = provider
         self.status_code = status_code
         self.retryable = retryable
         self.retry_after_seconds = retry_after_seconds
+        self.kind = kind
+        self.model = model
+        self.host = host
+
+    @property
+    def where(self) -> str:
+        """`provider model at host` — as much of it as is known."""
+        where = " ".join(part for part in (self.provider, self.model) if part)
+        return f"{where} at {self.host}" if self.host else where
+
+    @property
+    def summary(self) -> str:
+        """Where and what, without the vendor's message (which may echo prompt content): the
+        form for logs."""
+        kind = f"HTTP {self.status_code}" if self.status_code else self.kind.value
+        return f"{self.where}: {kind}"
+
+    def __str__(self) -> str:
+        return f"{self.summary}: {self.detail}" if self.detail else self.summary
 
 
 @runtime_checkable

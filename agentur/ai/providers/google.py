@@ -34,8 +34,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.base import ErrorKind
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
 
@@ -139,8 +138,8 @@ class GoogleProvider(HttpProvider):
         config: dict[str, Any] = {}
         if options.temperature is not None:
             config["temperature"] = options.temperature
-        if options.max_output_tokens is not None:
-            config["maxOutputTokens"] = options.max_output_tokens
+        if limit := options.max_output_tokens or model.max_output_tokens:
+            config["maxOutputTokens"] = limit
         if options.response_format == "json" or isinstance(options.response_format, dict):
             config["responseMimeType"] = "application/json"
             if isinstance(options.response_format, dict):
@@ -150,12 +149,15 @@ class GoogleProvider(HttpProvider):
         return payload
 
     # -- reply ---------------------------------------------------------------------------
-    def _read_parts(self, chunk: dict[str, Any]) -> tuple[str, list[ToolCall], str | None]:
+    def _read_parts(
+        self, chunk: dict[str, Any], model: ModelSpec
+    ) -> tuple[str, list[ToolCall], str | None]:
         if chunk.get("error"):
             error = chunk["error"]
-            raise ProviderError(
-                f"{self.name}: error in reply: {error.get('message', error)}",
-                provider=self.name,
+            raise self.transport.fail(
+                ErrorKind.stream_error,
+                str(error.get("message", error)),
+                model=model.name,
                 retryable=int(error.get("code") or 500) >= 500 or error.get("code") == 429,
             )
         candidates = chunk.get("candidates") or []
@@ -206,9 +208,11 @@ class GoogleProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         body = await self.transport.post_json(
-            self._path(model, "generateContent"), self.build_payload(model, request)
+            self._path(model, "generateContent"),
+            self.build_payload(model, request),
+            model=model.name,
         )
-        text, calls, reason = self._read_parts(body if isinstance(body, dict) else {})
+        text, calls, reason = self._read_parts(body if isinstance(body, dict) else {}, model)
         usage = parse_usage(body.get("usageMetadata"))
         return self._response(model, text, calls, usage, reason, started)
 
@@ -220,13 +224,13 @@ class GoogleProvider(HttpProvider):
         calls: list[ToolCall] = []
         usage = Usage()
         reason: str | None = None
-        events = self.transport.stream_sse(path, payload, params={"alt": "sse"})
+        events = self.transport.stream_sse(path, payload, model=model.name, params={"alt": "sse"})
         async with aclosing(events) as stream_events:
             async for event in stream_events:
-                chunk = self.transport.decode(event.data)
+                chunk = self.transport.decode(event.data, model=model.name)
                 if not isinstance(chunk, dict):
                     continue
-                piece, new_calls, chunk_reason = self._read_parts(chunk)
+                piece, new_calls, chunk_reason = self._read_parts(chunk, model)
                 reason = chunk_reason or reason
                 if piece:
                     text.append(piece)
@@ -237,7 +241,12 @@ class GoogleProvider(HttpProvider):
                 if chunk.get("usageMetadata"):
                     usage = parse_usage(chunk["usageMetadata"])
         if reason is None:
-            raise broken_stream(self.name, "ended without a finish reason")
+            raise self.transport.fail(
+                ErrorKind.stream_broken,
+                "ended without a finish reason",
+                model=model.name,
+                retryable=True,
+            )
         yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
@@ -246,15 +255,16 @@ class GoogleProvider(HttpProvider):
         resource = f"models/{model.name.removeprefix('models/')}"
         requests = [{"model": resource, "content": {"parts": [{"text": text}]}} for text in texts]
         body = await self.transport.post_json(
-            self._path(model, "batchEmbedContents"), {"requests": requests}
+            self._path(model, "batchEmbedContents"), {"requests": requests}, model=model.name
         )
         vectors = [
             [float(v) for v in item.get("values", [])] for item in body.get("embeddings", [])
         ]
         if len(vectors) != len(texts):
-            raise ProviderError(
-                f"{self.name}: {len(vectors)} embeddings for {len(texts)} texts",
-                provider=self.name,
+            raise self.transport.fail(
+                ErrorKind.bad_reply,
+                f"{len(vectors)} embeddings for {len(texts)} texts",
+                model=model.name,
                 retryable=True,
             )
         # The embeddings API reports no token counts; bill an estimate.

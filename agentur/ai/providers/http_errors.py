@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import ssl
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
-from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.base import ErrorKind, ProviderError
 
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
 MAX_MESSAGE_CHARS = 500
@@ -101,6 +103,8 @@ def error_from_status(
     body: bytes,
     *,
     secrets: tuple[str, ...] = (),
+    model: str | None = None,
+    host: str | None = None,
 ) -> ProviderError:
     text = body.decode("utf-8", errors="replace")
     try:
@@ -108,25 +112,54 @@ def error_from_status(
     except ValueError:
         payload = None
     retryable = is_retryable_status(status)
-    message = scrub(vendor_message(payload, text), secrets)
     return ProviderError(
-        f"{provider}: HTTP {status}: {message}",
+        scrub(vendor_message(payload, text), secrets),
         provider=provider,
         status_code=status,
         retryable=retryable,
         retry_after_seconds=retry_after_seconds(headers, payload) if retryable else None,
+        kind=ErrorKind.http_status,
+        model=model,
+        host=host,
     )
 
 
-def error_from_transport(provider: str, error: httpx.HTTPError) -> ProviderError:
-    if isinstance(error, httpx.TimeoutException):
-        reason = f"timed out ({type(error).__name__})"
-    elif isinstance(error, httpx.ConnectError):
-        reason = "cannot connect"
-    else:
-        reason = f"connection broken ({type(error).__name__}: {error})"
-    return ProviderError(f"{provider}: {reason}", provider=provider, retryable=True)
+def _causes(error: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
-def broken_stream(provider: str, why: str) -> ProviderError:
-    return ProviderError(f"{provider}: stream broken: {why}", provider=provider, retryable=True)
+def transport_kind(error: httpx.HTTPError) -> ErrorKind:
+    """The kind of a failure below HTTP, from the exception chain httpx keeps (the socket's
+    own error is at its end)."""
+    if isinstance(error, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return ErrorKind.connect_timeout
+    if not isinstance(error, httpx.ConnectError):
+        return ErrorKind.connection_broken
+    for cause in _causes(error):
+        if isinstance(cause, ssl.SSLError):
+            return ErrorKind.tls
+        if isinstance(cause, socket.gaierror):
+            return ErrorKind.dns
+        if isinstance(cause, ConnectionRefusedError):
+            return ErrorKind.connection_refused
+    return ErrorKind.connect_failed
+
+
+def error_from_transport(
+    provider: str, error: httpx.HTTPError, *, model: str | None = None, host: str | None = None
+) -> ProviderError:
+    # Nothing reached the server unless the connection broke later; every kind here is safe
+    # to retry.
+    return ProviderError(
+        str(error) or type(error).__name__,
+        provider=provider,
+        retryable=True,
+        kind=transport_kind(error),
+        model=model,
+        host=host,
+    )

@@ -32,8 +32,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.http_errors import broken_stream
+from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
@@ -136,7 +135,16 @@ class OpenAIChatProvider(HttpProvider):
         return {"role": message.role.value, "content": message.content}
 
     def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        return [self.map_message(message) for message in messages]
+        mapped: list[dict[str, Any]] = []
+        for message in messages:
+            item = self.map_message(message)
+            if message.volatile and mapped and mapped[-1]["role"] == item["role"] == "user":
+                # Some local chat templates (Mistral, Gemma) refuse two user turns in a row:
+                # the round's context joins the user's message, whose text still starts the
+                # next round's copy of it (the cached prefix holds).
+                item = {**item, "content": f"{mapped.pop()['content']}\n\n{item['content']}"}
+            mapped.append(item)
+        return mapped
 
     def embedding_options(self, model: ModelSpec) -> dict[str, Any]:
         return {}
@@ -154,8 +162,8 @@ class OpenAIChatProvider(HttpProvider):
         }
         if request.tools:
             if not self.supports_tools:
-                raise ProviderError(
-                    f"{self.name}: {model.name} does not support tools", provider=self.name
+                raise self.transport.fail(
+                    ErrorKind.unsupported, "the model does not support tools", model=model.name
                 )
             payload["tools"] = [
                 {
@@ -169,9 +177,11 @@ class OpenAIChatProvider(HttpProvider):
                 for tool in request.tools
             ]
         reasoning = is_reasoning_model(model.name)
-        if options.max_output_tokens is not None:
-            key = "max_completion_tokens" if reasoning else "max_tokens"
-            payload[key] = options.max_output_tokens
+        # Always a limit (the gateway's, else the model's): without one a local server writes
+        # until its context is full.
+        limit = options.max_output_tokens or model.max_output_tokens
+        if limit:
+            payload["max_completion_tokens" if reasoning else "max_tokens"] = limit
         if options.temperature is not None and not reasoning:
             payload["temperature"] = options.temperature
         if (format_ := response_format(options.response_format)) is not None:
@@ -205,11 +215,11 @@ class OpenAIChatProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
-        body = await self.transport.post_json("/chat/completions", payload)
+        body = await self.transport.post_json("/chat/completions", payload, model=model.name)
         choices = body.get("choices") if isinstance(body, dict) else None
         if not choices:
-            raise ProviderError(
-                f"{self.name}: reply without choices", provider=self.name, retryable=True
+            raise self.transport.fail(
+                ErrorKind.bad_reply, "reply without choices", model=model.name, retryable=True
             )
         choice = choices[0]
         message = choice.get("message") or {}
@@ -230,16 +240,17 @@ class OpenAIChatProvider(HttpProvider):
         reason: str | None = None
         done = False
         top_level: dict[str, Any] = {}
-        async with aclosing(self.transport.stream_sse("/chat/completions", payload)) as events:
+        events = self.transport.stream_sse("/chat/completions", payload, model=model.name)
+        async with aclosing(events) as events:
             async for event in events:
                 if event.data.strip() == "[DONE]":
                     done = True
                     break
-                chunk = self.transport.decode(event.data)
+                chunk = self.transport.decode(event.data, model=model.name)
                 if not isinstance(chunk, dict):
                     continue
                 if chunk.get("error"):
-                    raise self._stream_error(chunk["error"])
+                    raise self._stream_error(chunk["error"], model.name)
                 if chunk.get("usage"):
                     usage = parse_usage(chunk["usage"])
                 top_level.update({k: v for k, v in chunk.items() if k not in ("choices", "usage")})
@@ -259,7 +270,12 @@ class OpenAIChatProvider(HttpProvider):
                         yield ToolCallDelta(index, raw.get("id"), function.get("name"), fragment)
                     reason = choice.get("finish_reason") or reason
         if not done and reason is None:
-            raise broken_stream(self.name, "ended before the model finished")
+            raise self.transport.fail(
+                ErrorKind.stream_broken,
+                "ended before the model finished",
+                model=model.name,
+                retryable=True,
+            )
         extra = self.extra_text(top_level)
         if extra:
             text.append(extra)
@@ -267,28 +283,31 @@ class OpenAIChatProvider(HttpProvider):
         calls = assembler.calls()
         yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
 
-    def _stream_error(self, error: Any) -> ProviderError:
+    def _stream_error(self, error: Any, model: str) -> ProviderError:
         message = error.get("message") if isinstance(error, dict) else str(error)
         kind = str(error.get("type") or error.get("code") or "") if isinstance(error, dict) else ""
         retryable = any(word in kind for word in ("server", "overloaded", "rate_limit", "timeout"))
-        return ProviderError(
-            f"{self.name}: error in stream: {message}", provider=self.name, retryable=retryable
+        return self.transport.fail(
+            ErrorKind.stream_error, str(message), model=model, retryable=retryable
         )
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
         if not self.supports_embeddings:
-            raise ProviderError(f"{self.name}: embeddings are not supported", provider=self.name)
+            raise self.transport.fail(
+                ErrorKind.unsupported, "embeddings are not supported", model=model.name
+            )
         vectors: list[list[float]] = []
         tokens = 0
         for start in range(0, len(texts), self.embedding_batch_size):
             batch = texts[start : start + self.embedding_batch_size]
             payload = {"model": model.name, "input": batch, **self.embedding_options(model)}
-            body = await self.transport.post_json("/embeddings", payload)
+            body = await self.transport.post_json("/embeddings", payload, model=model.name)
             data = sorted(body.get("data") or [], key=lambda item: item.get("index", 0))
             if len(data) != len(batch):
-                raise ProviderError(
-                    f"{self.name}: {len(data)} embeddings for {len(batch)} texts",
-                    provider=self.name,
+                raise self.transport.fail(
+                    ErrorKind.bad_reply,
+                    f"{len(data)} embeddings for {len(batch)} texts",
+                    model=model.name,
                     retryable=True,
                 )
             vectors += [[float(value) for value in item["embedding"]] for item in data]

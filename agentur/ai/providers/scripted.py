@@ -2,7 +2,10 @@
 
 A script is a list of turns; each turn is a `ScriptedTurn` or a function of the request that
 returns one (to answer based on what the model was sent). The provider records every request
-it received, so tests can assert what a model would have seen.
+it received, so tests can assert what a model would have seen. With `prefix_cache` it reports
+cached tokens the way providers with automatic prompt caching do: the part of the prompt that
+repeats the start of the previous request (measured in the same ~4-characters-per-token
+estimate as the input).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +67,8 @@ class ScriptedProvider:
     # When the script runs out: repeat this turn (None: raise).
     fallback: ScriptedTurn | None = ScriptedTurn(text="(script finished)")
     received: list[AiRequest] = field(default_factory=list)
+    prefix_cache: bool = False
+    _previous_prompt: str = ""
 
     def models(self) -> list[ModelSpec]:
         return list(self.model_specs) or [
@@ -101,10 +107,14 @@ class ScriptedProvider:
     def _response(self, model: ModelSpec, request: AiRequest, turn: ScriptedTurn, started: float):
         prompt = "".join(m.content for m in request.messages)
         output = turn.text + "".join(json.dumps(c.arguments) for c in turn.tool_calls)
+        cached = 0
+        if self.prefix_cache:
+            shared = os.path.commonprefix([self._previous_prompt, prompt])
+            cached, self._previous_prompt = len(shared) // 4, prompt
         return AiResponse(
             text=turn.text,
             tool_calls=turn.tool_calls,
-            usage=Usage(estimate_tokens(prompt), estimate_tokens(output)),
+            usage=Usage(estimate_tokens(prompt), estimate_tokens(output), cached),
             cost_chf=0.0,
             model=model.id,
             provider=self.name,

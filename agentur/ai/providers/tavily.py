@@ -23,7 +23,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.base import ErrorKind
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
 
@@ -48,10 +48,8 @@ class TavilyProvider(HttpProvider):
     name: str = "tavily"
     default_base_url: ClassVar[str | None] = TAVILY_BASE_URL
 
-    def __init__(
-        self, *, timeout_seconds: float = 30.0, max_results: int = 5, **options: Any
-    ) -> None:
-        super().__init__(timeout_seconds=timeout_seconds, **options)
+    def __init__(self, *, max_results: int = 5, **options: Any) -> None:
+        super().__init__(**options)
         self.max_results = max_results
 
     def build_payload(self, model: ModelSpec, request: AiRequest) -> dict[str, Any]:
@@ -60,7 +58,9 @@ class TavilyProvider(HttpProvider):
             "",
         ).strip()
         if not query:
-            raise ProviderError(f"{self.name}: no user message to search for", provider=self.name)
+            raise self.transport.fail(
+                ErrorKind.bad_request, "no user message to search for", model=model.name
+            )
         return {
             "query": query[:MAX_QUERY_CHARS],
             "max_results": self.max_results,
@@ -71,7 +71,7 @@ class TavilyProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         payload = self.build_payload(model, request)
-        body = await self.transport.post_json("/search", payload)
+        body = await self.transport.post_json("/search", payload, model=model.name)
         text = format_results(body if isinstance(body, dict) else {})
         return AiResponse(
             text=text,
@@ -91,4 +91,4 @@ class TavilyProvider(HttpProvider):
         yield StreamDone(response)
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        raise ProviderError(f"{self.name}: no embeddings API", provider=self.name)
+        raise self.transport.fail(ErrorKind.unsupported, "no embeddings API", model=model.name)

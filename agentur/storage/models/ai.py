@@ -57,7 +57,9 @@ class AiLedgerEntry(IdMixin, Base):
     provider: Mapped[str] = mapped_column(String(64))
     input_tokens: Mapped[int] = mapped_column(Integer, default=0)
     output_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    # Parts of input_tokens: read from the provider's prompt cache / written to it.
     cached_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cache_write_tokens: Mapped[int] = mapped_column(Integer, default=0)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
     cost_chf: Mapped[float] = mapped_column(Float, default=0.0)
     usd_to_chf: Mapped[float] = mapped_column(Float)

@@ -71,7 +71,7 @@ async def test_400_is_not_retried():
         await ai.call(ask("hi"), CONTEXT)
     assert len(primary.received) == 1 and len(secondary.received) == 1
     assert sleeps == []
-    assert "primary:m: status 400" in raised.value.detail
+    assert "primary m: HTTP 400" in raised.value.detail
 
 
 def test_backoff_delay_is_capped_and_jittered():

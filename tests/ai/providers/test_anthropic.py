@@ -56,7 +56,11 @@ async def test_complete_maps_system_tools_and_tool_results(
     assert "authorization" not in received.headers
     body = received.json
     assert body["model"] == "claude-sonnet-4-5"
-    assert body["system"] == "You are terse."
+    # The system prompt carries a cache breakpoint (it covers the tools before it); without a
+    # volatile message there is none in the turns.
+    assert body["system"] == [
+        {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
+    ]
     assert body["max_tokens"] == 8000  # the model's maximum when the request sets none
     assert body["temperature"] == 0.5
     assert body["tools"] == [
@@ -101,7 +105,9 @@ async def test_complete_maps_system_tools_and_tool_results(
         },
     ]
     assert response.text == "Rain again."
-    assert response.usage == Usage(input_tokens=135, output_tokens=4, cached_tokens=30)
+    assert response.usage == Usage(
+        input_tokens=135, output_tokens=4, cached_tokens=30, cache_write_tokens=5
+    )
     assert (response.model, response.finish_reason) == ("anthropic:claude-sonnet-4-5", "stop")
 
 
@@ -116,7 +122,7 @@ async def test_tool_use_reply_and_stop_reasons(
     adapter = provider(anthropic_server, http_client)
     called = await adapter.complete(CLAUDE, ask(max_output_tokens=64, response_format="json"))
     assert anthropic_server.last.json["max_tokens"] == 64
-    assert "JSON" in anthropic_server.last.json["system"]
+    assert "JSON" in anthropic_server.last.json["system"][0]["text"]
     assert called.text == "Checking."
     assert called.tool_calls == (ToolCall("toolu_7", "get_weather", {"city": "Chur"}),)
     assert called.finish_reason == "tool_calls"

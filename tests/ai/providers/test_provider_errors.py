@@ -18,9 +18,10 @@ import pytest
 
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.anthropic import AnthropicProvider
-from agentur.ai.providers.base import ModelProvider, ProviderError
+from agentur.ai.providers.base import ErrorKind, ModelProvider, ProviderError
 from agentur.ai.providers.google import GoogleProvider
 from agentur.ai.providers.http_errors import parse_retry_after
+from agentur.ai.providers.http_transport import Timeouts
 from agentur.ai.providers.mistral import MistralProvider
 from agentur.ai.providers.openai import OpenAIProvider
 from tests.ai.providers.helpers import ask, collect, spec
@@ -94,8 +95,13 @@ def adapter(
         api_key=KEY,
         base_url=server.base_url,
         models=[vendor.model],
-        timeout_seconds=timeout,
+        timeouts=Timeouts(connect=timeout, first_token=timeout, idle=timeout, request=timeout),
     )
+
+
+def where(vendor: Vendor, server: WireServer) -> str:
+    """How an error names the call: provider, model, host and port."""
+    return f"{vendor.model.provider} {vendor.model.name} at {server.url.removeprefix('http://')}"
 
 
 async def fail(call: Any) -> ProviderError:
@@ -127,7 +133,7 @@ async def test_429_is_retryable_with_retry_after(
     provider = adapter(vendor, server, http_client)
     error = await fail(provider.complete(vendor.model, ask()))
     assert (error.status_code, error.retryable, error.retry_after_seconds) == (429, True, 7.0)
-    assert "Rate limit reached, slow down" in str(error)
+    assert str(error) == f"{where(vendor, server)}: HTTP 429: Rate limit reached, slow down"
     assert error.provider == vendor.model.provider
     # The same on a stream request.
     error = await fail_stream(provider.stream(vendor.model, ask()))
@@ -161,15 +167,38 @@ async def test_client_errors_are_final_and_carry_the_vendor_message(
     assert KEY not in str(error) and "***" in str(error)
 
 
-async def test_timeouts_are_retryable(http_client: httpx.AsyncClient, vendor_and_server) -> None:
+async def test_timeouts_name_their_phase(http_client: httpx.AsyncClient, vendor_and_server) -> None:
     vendor, server = vendor_and_server
-    server.enqueue(vendor.stream("late").delayed(5), vendor.stream("a", "b", "c").stalled(5))
+    server.enqueue(
+        vendor.stream("late").delayed(5),
+        vendor.stream("late").delayed(5),
+        vendor.stream("a", "b", "c").stalled(5),
+    )
     provider = adapter(vendor, server, http_client, timeout=0.2)
+    call = where(vendor, server)
+    # No reply in time: the server may still be reading the prompt, so no retry.
     error = await fail(provider.complete(vendor.model, ask()))
-    assert error.retryable and error.status_code is None and "timed out" in str(error)
-    # A stream that stalls after its first event times out too.
+    assert str(error) == (
+        f"{call}: reply timeout: no complete reply within 0.2 s (AGENTUR_REQUEST_TIMEOUT_SECONDS)"
+    )
+    assert (error.kind, error.retryable, error.status_code) == (
+        ErrorKind.reply_timeout,
+        False,
+        None,
+    )
     error = await fail_stream(provider.stream(vendor.model, ask()))
-    assert error.retryable and "timed out" in str(error)
+    assert str(error) == (
+        f"{call}: time-to-first-token timeout: no reply within 0.2 s "
+        "(AGENTUR_FIRST_TOKEN_TIMEOUT_SECONDS)"
+    )
+    assert not error.retryable
+    # A stream that goes silent after it began: retryable (the prompt was read).
+    error = await fail_stream(provider.stream(vendor.model, ask()))
+    assert str(error) == (
+        f"{call}: idle timeout: the stream was silent for 0.2 s "
+        "(AGENTUR_STREAM_IDLE_TIMEOUT_SECONDS)"
+    )
+    assert error.retryable
 
 
 async def test_broken_streams_are_retryable(
@@ -179,9 +208,9 @@ async def test_broken_streams_are_retryable(
     server.enqueue(vendor.stream("Hel", "lo", " world").broken_after(2), vendor.unfinished_stream)
     provider = adapter(vendor, server, http_client)
     cut = await fail_stream(provider.stream(vendor.model, ask()))
-    assert cut.retryable and "broken" in str(cut)
+    assert cut.retryable and cut.kind in (ErrorKind.connection_broken, ErrorKind.stream_broken)
     unfinished = await fail_stream(provider.stream(vendor.model, ask()))
-    assert unfinished.retryable and "broken" in str(unfinished)
+    assert unfinished.retryable and ": stream broken: ended " in str(unfinished)
 
 
 async def test_connection_refused_is_retryable(
@@ -195,7 +224,8 @@ async def test_connection_refused_is_retryable(
         client=http_client, api_key=KEY, base_url=f"http://127.0.0.1:{port}/v1", models=[model]
     )
     error = await fail(provider.complete(model, ask()))
-    assert error.retryable and "cannot connect" in str(error)
+    assert error.retryable and error.kind is ErrorKind.connection_refused
+    assert str(error).startswith(f"openai gpt-4.1 at 127.0.0.1:{port}: connection refused: ")
 
 
 async def test_retry_after_forms(
