@@ -1,0 +1,182 @@
+"""Development part: the recognizers were built against these sentences."""
+
+from __future__ import annotations
+
+from tests.ai.neutralization.pii_eval import expand
+
+PERSONS = [
+    "[[PERSON:Hans Müller]]",
+    "[[PERSON:Anna Meier]]",
+    "[[PERSON:Peter Schmid]]",
+    "[[PERSON:Ursula Keller]]",
+    "[[PERSON:Reto Brunner]]",
+    "[[PERSON:Marco Rossi]]",
+    "[[PERSON:Chiara Bernasconi]]",
+    "[[PERSON:Jean-Pierre Favre]]",
+    "[[PERSON:Sophie Perrin]]",
+    "[[PERSON:Luca Ferrari]]",
+    "[[PERSON:Thomas Weber]]",
+    "[[PERSON:Sarah Gerber]]",
+    "[[PERSON:Beat Zimmermann]]",
+    "[[PERSON:Nadia Baumann]]",
+    "[[PERSON:Laurent Bonvin]]",
+    "[[PERSON:Giulia Colombo]]",
+    "[[PERSON:Daniel Huber]]",
+    "[[PERSON:Claudia Frei]]",
+    "[[PERSON:Emma Wilson]]",
+    "[[PERSON:James Smith]]",
+    "[[PERSON:Regula Odermatt]]",
+    "[[PERSON:Urs Zwahlen]]",
+    "[[PERSON:Anne-Marie Dubois]]",
+    "[[PERSON:Jürg Kälin]]",
+]
+FAMILY = [
+    "[[PERSON:Müller]]",
+    "[[PERSON:Keller]]",
+    "[[PERSON:Brunner]]",
+    "[[PERSON:Favre]]",
+    "[[PERSON:Rossi]]",
+    "[[PERSON:Colombo]]",
+    "[[PERSON:Smith]]",
+    "[[PERSON:Widmer]]",
+    "[[PERSON:Zwahlen]]",
+    "[[PERSON:Steiner]]",
+]
+STREETS_DE = [
+    "[[STREET:Bahnhofstrasse 12]]",
+    "[[STREET:Seestrasse 45a]]",
+    "[[STREET:Dorfstr. 3]]",
+    "[[STREET:Rosenweg 7]]",
+    "[[STREET:Kirchgasse 22]]",
+    "[[STREET:Marktplatz 1]]",
+    "[[STREET:Hauptstrasse 101]]",
+    "[[STREET:Industriestrasse 17b]]",
+    "[[STREET:Obere Bahnhofstrasse 3]]",
+    "[[STREET:Lindenhofweg 2]]",
+    "[[STREET:Zähringerstraße 40]]",
+]
+STREETS_FR = [
+    "[[STREET:Rue du Lac 14]]",
+    "[[STREET:12 rue de la Gare]]",
+    "[[STREET:Avenue de la Paix 8]]",
+    "[[STREET:Chemin des Vignes 4]]",
+    "[[STREET:Place de la Riponne 1]]",
+]
+STREETS_IT = [
+    "[[STREET:Via Cantonale 23]]",
+    "[[STREET:Via San Gottardo 5]]",
+    "[[STREET:Piazza della Riforma 2]]",
+    "[[STREET:Corso Elvezia 10]]",
+]
+STREETS_EN = ["[[STREET:221 Baker Street]]", "[[STREET:10 Downing Street]]"]
+PLACES = [
+    "[[LOCALITY:8001 Zürich]]",
+    "[[LOCALITY:4051 Basel]]",
+    "[[LOCALITY:1003 Lausanne]]",
+    "[[LOCALITY:6900 Lugano]]",
+    "[[LOCALITY:9000 St. Gallen]]",
+    "[[LOCALITY:6003 Luzern]]",
+    "[[LOCALITY:8400 Winterthur]]",
+    "[[LOCALITY:2502 Biel/Bienne]]",
+    "[[LOCALITY:9490 Vaduz]]",
+    "[[LOCALITY:7000 Chur]]",
+    "[[LOCALITY:CH-8004 Zürich]]",
+    "[[LOCALITY:80331 München]]",
+    "[[LOCALITY:1010 Wien]]",
+    "[[LOCALITY:75008 Paris]]",
+    "[[LOCALITY:20121 Milano]]",
+    "[[LOCALITY:1204 Genève]]",
+    "[[LOCALITY:8610 Uster]]",
+    "[[LOCALITY:3800 Interlaken]]",
+]
+DATES = [
+    "[[BIRTHDATE:12.03.1975]]",
+    "[[BIRTHDATE:3. März 1980]]",
+    "[[BIRTHDATE:1.1.1990]]",
+    "[[BIRTHDATE:04/05/1962]]",
+    "[[BIRTHDATE:15 août 1971]]",
+    "[[BIRTHDATE:7 giugno 1988]]",
+    "[[BIRTHDATE:June 1, 1985]]",
+    "[[BIRTHDATE:1985-06-01]]",
+    "[[BIRTHDATE:2 February 1979]]",
+    "[[BIRTHDATE:23.11.1969]]",
+]
+FILLERS = {
+    "P": PERSONS,
+    "F": FAMILY,
+    "HD": ["Herr", "Frau", "Hr.", "Fr.", "Dr.", "Prof."],
+    "HF": ["Monsieur", "Madame", "M.", "Mme"],
+    "HI": ["Signor", "Signora", "Sig.", "Dott.ssa"],
+    "HE": ["Mr", "Mrs", "Mr.", "Ms"],
+    "SD": STREETS_DE,
+    "SF": STREETS_FR,
+    "SI": STREETS_IT,
+    "SE": STREETS_EN,
+    "L": PLACES,
+    "D": DATES,
+}
+
+TEMPLATES = [
+    "Guten Tag, mein Name ist {P} und ich habe eine Frage zu meiner Rechnung.",
+    "{HD} {F} hat gestern angerufen und bittet um Rückruf.",
+    "Bitte senden Sie die Unterlagen an {P}, {SD}, {L}.",
+    "Der Kunde {P} (geboren am {D}) wohnt an der {SD} in {L}.",
+    "Ich wohne an der {SD}, {L}.",
+    "Neue Adresse: {SD}, {L}",
+    "Geburtsdatum: {D}",
+    "Sehr geehrte {HD} {F}, vielen Dank für Ihre Nachricht.",
+    "Die Versicherte {P}, geb. {D}, hat den Antrag eingereicht.",
+    "Termin mit {HD} {F} am Montag um 10 Uhr.",
+    "Bonjour, je m'appelle {P} et j'habite {SF}, {L}.",
+    "{HF} {F} souhaite modifier son adresse.",
+    "Mon fils est né le {D} à Lausanne.",
+    "Veuillez envoyer la facture à {P}, {SF}, {L}.",
+    "Date de naissance : {D}",
+    "Buongiorno, sono {P} e abito in {SI}, {L}.",
+    "{HI} {F} ha chiamato per la fattura.",
+    "Il cliente è nato il {D}.",
+    "Indirizzo: {SI}, {L}",
+    "Hi, my name is {P} and I live at {SE}, {L}.",
+    "Please forward this to {HE} {F}.",
+    "{P} was born on {D}.",
+    "DOB: {D}, address {SD}, {L}",
+    "Contact person: {P}",
+]
+
+HAND_WRITTEN = [
+    "Herr [[PERSON:Hans Müller]], [[STREET:Bahnhofstrasse 12]], [[LOCALITY:8001 Zürich]], "
+    "geboren [[BIRTHDATE:12.03.1975]]",
+    "Freundliche Grüsse\n[[PERSON:Monika Schärer]]",
+    "Mit freundlichen Grüssen, [[PERSON:Andreas Vonlanthen]]",
+    "Ich heisse [[PERSON:Sandro Gasser]].",
+    "Je suis [[PERSON:Marie Rochat]], née le [[BIRTHDATE:2 avril 1990]].",
+    "Postfach, [[LOCALITY:3001 Bern]]",
+    "[[PERSON:Vreni Schneider]] ist am [[BIRTHDATE:26. November 1964]] geboren.",
+    "Sig. [[PERSON:Bernasconi]], [[STREET:Via Pretorio 7]], [[LOCALITY:6900 Lugano]]",
+    "Dr. [[PERSON:Daniela Wyss]] leitet das Team.",
+    "Sender: [[PERSON:Oliver Brown]], [[STREET:5 High Street]], [[LOCALITY:8001 Zürich]]",
+    "Geb. [[BIRTHDATE:01.04.1955]], AHV-Versicherter seit 1973.",
+    "nata il [[BIRTHDATE:14/02/1984]] a Lugano",
+    # negatives
+    "Die Zürich Versicherung zahlt den Schaden.",
+    "Die Bahnhofstrasse ist wegen Bauarbeiten gesperrt.",
+    "Wir treffen uns an der Bahnhofstrasse.",
+    "Das iPhone 15 Pro ist wieder lieferbar.",
+    "Swisscom blue Max gibt es ab CHF 80.",
+    "Mercedes-Benz und Hugo Boss sponsern das Turnier.",
+    "Im Jahr 2024 wurden 8001 Anträge bearbeitet.",
+    "Der Termin am 12.03.2025 ist bestätigt.",
+    "Die Lieferung vom 3. März 2024 fehlt noch.",
+    "Zimmer 12, Gebäude B, Eingang Nord.",
+    "Basel und Zürich sind grosse Städte.",
+    "Le Crédit Agricole et la Banque Cantonale Vaudoise.",
+    "La Via Lattea è visibile stasera.",
+    "Please read chapter 12 before Monday.",
+    "The Bank of England raised rates in 2023.",
+    "Ein Paket von Galaxus ist unterwegs.",
+    "Die Credit Suisse gehört jetzt zur UBS.",
+]
+
+
+def sentences() -> list[str]:
+    return expand(TEMPLATES, FILLERS, per_template=8, seed=7) + HAND_WRITTEN
