@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 TYPES = ("PERSON", "STREET", "LOCALITY", "BIRTHDATE")
+SLACK = 3  # characters a correct finding may add around the gold value (spaces, punctuation)
 MARK = re.compile(r"\[\[([A-Z]+):(.+?)\]\]")
 
 
@@ -76,3 +78,63 @@ def corpus(part: str) -> list[Sentence]:
     else:
         raise ValueError(f"unknown corpus part {part!r}")
     return [parse(marked, part) for marked in sentences()]
+
+
+class Found(Protocol):
+    start: int
+    end: int
+    entity_type: str
+
+
+@dataclass
+class Score:
+    """Per type: gold values, those fully covered by a finding of the type, findings, and the
+    findings that overlap a gold value of their type adding at most SLACK characters."""
+
+    gold: int = 0
+    covered: int = 0
+    found: int = 0
+    correct: int = 0
+    misses: list[tuple[Sentence, Gold]] = field(default_factory=list)
+    wrong: list[tuple[Sentence, Found]] = field(default_factory=list)
+
+    @property
+    def recall(self) -> float:
+        return self.covered / self.gold if self.gold else float("nan")
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.found if self.found else float("nan")
+
+
+def score(
+    sentences: Iterable[Sentence], find: Callable[[str], Sequence[Found]]
+) -> dict[str, Score]:
+    scores = {kind: Score() for kind in TYPES}
+    for sentence in sentences:
+        findings = [f for f in find(sentence.text) if f.entity_type in scores]
+        for gold in sentence.gold:
+            kind = scores[gold.entity_type]
+            kind.gold += 1
+            if any(
+                f.entity_type == gold.entity_type and f.start <= gold.start and f.end >= gold.end
+                for f in findings
+            ):
+                kind.covered += 1
+            else:
+                kind.misses.append((sentence, gold))
+        for finding in findings:
+            kind = scores[finding.entity_type]
+            kind.found += 1
+            if any(
+                g.entity_type == finding.entity_type
+                and finding.start < g.end
+                and g.start < finding.end
+                and finding.start >= g.start - SLACK
+                and finding.end <= g.end + SLACK
+                for g in sentence.gold
+            ):
+                kind.correct += 1
+            else:
+                kind.wrong.append((sentence, finding))
+    return scores

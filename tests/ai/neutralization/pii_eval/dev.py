@@ -157,6 +157,19 @@ HAND_WRITTEN = [
     "Sender: [[PERSON:Oliver Brown]], [[STREET:5 High Street]], [[LOCALITY:8001 Zürich]]",
     "Geb. [[BIRTHDATE:01.04.1955]], AHV-Versicherter seit 1973.",
     "nata il [[BIRTHDATE:14/02/1984]] a Lugano",
+    "Kontaktperson: [[PERSON:Zoé Tschannen]]",
+    "Sehr geehrter Herr [[PERSON:von Allmen]]",
+    "Bitte rufen Sie Frau Dr. [[PERSON:Bärtschi]] zurück.",
+    "Je m'appelle [[PERSON:Loïc Chappuis]].",
+    "Mi chiamo [[PERSON:Nicolò Cattaneo]].",
+    "My name is [[PERSON:Priya Raman]].",
+    "Wohnadresse: [[STREET:Chemin de la Forêt 3]], [[LOCALITY:1052 Le Mont-sur-Lausanne]]",
+    "Lieferung an: [[STREET:Bärenweg 5a]], [[LOCALITY:3123 Belp]]",
+    "Adresse: [[STREET:Hinterdorfstrasse 14]], [[LOCALITY:8455 Rüdlingen]]",
+    "[[STREET:Alte Landstrasse 31]], [[LOCALITY:8700 Küsnacht ZH]]",
+    "geb. am [[BIRTHDATE:5.6.78]]",
+    "born [[BIRTHDATE:3rd April 1970]] in Leeds",
+    "Geburtsdatum: [[BIRTHDATE:28.02.1989]]; Heimatort: Trub",
     # negatives
     "Die Zürich Versicherung zahlt den Schaden.",
     "Die Bahnhofstrasse ist wegen Bauarbeiten gesperrt.",
@@ -175,6 +188,12 @@ HAND_WRITTEN = [
     "The Bank of England raised rates in 2023.",
     "Ein Paket von Galaxus ist unterwegs.",
     "Die Credit Suisse gehört jetzt zur UBS.",
+    "Das Hotel Schweizerhof liegt an der Bahnhofstrasse.",
+    "Modell 2024 Sport ab Lager.",
+    "Die Firma Müller AG hat geliefert.",
+    "Ab 1. Januar 2025 gelten neue Preise.",
+    "Version 3.2, Release 2024-01-15.",
+    "Der FC Basel gewann 3:1 gegen Servette.",
 ]
 
 
