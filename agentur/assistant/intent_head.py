@@ -70,12 +70,13 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 def train(vectors: np.ndarray, labels: np.ndarray, classes: int) -> Head:
     """Softmax regression with Adam from zero weights: deterministic for the same inputs."""
+    vectors = vectors.astype(np.float32)  # twice as fast as float64, same decisions
     mean = vectors.mean(axis=0)
     scale = vectors.std(axis=0) + 1e-6
     features = (vectors - mean) / scale
-    targets = np.eye(classes)[labels]
-    weights = np.zeros((features.shape[1], classes))
-    bias = np.zeros(classes)
+    targets = np.eye(classes, dtype=np.float32)[labels]
+    weights = np.zeros((features.shape[1], classes), dtype=np.float32)
+    bias = np.zeros(classes, dtype=np.float32)
     first, second = np.zeros_like(weights), np.zeros_like(weights)
     for step in range(1, STEPS + 1):
         error = _softmax(features @ weights + bias) - targets
@@ -91,8 +92,15 @@ def train(vectors: np.ndarray, labels: np.ndarray, classes: int) -> Head:
 def _pseudo_messages(
     vectors: np.ndarray, labels: np.ndarray, classes: int, background: int | None
 ) -> tuple[list[float], list[bool], list[float]]:
-    """(in-scope confidences, whether each was the right class, out-of-scope confidences)."""
-    inside, right, outside = [], [], []
+    """(in-scope confidences, whether each was the right class, out-of-scope confidences).
+
+    One head per fold, trained without a share of every class's examples *and* without a
+    share of the candidates: the held examples of the candidates it saw are in-scope
+    messages, every example of the candidates it never saw (and the held background ones)
+    out-of-scope messages."""
+    inside: list[float] = []
+    right: list[bool] = []
+    outside: list[float] = []
     candidates = [c for c in range(classes) if c != background]
     position = np.zeros(len(labels), dtype=int)  # index of each example within its class
     for c in range(classes):
@@ -100,31 +108,27 @@ def _pseudo_messages(
     # A class with a single example is never held out: it would vanish from training.
     several = np.bincount(labels, minlength=classes)[labels] >= 2
     for fold in range(FOLDS):
-        held = (position % FOLDS == fold) & several
-        keep = ~held
-        if held.any():
-            probabilities = train(vectors[keep], labels[keep], classes).probabilities(vectors[held])
-            winners = probabilities.argmax(axis=1)
-            for label, winner, row in zip(labels[held], winners, probabilities, strict=True):
-                sure = float(row[winner]) if winner != background else 0.0
-                if label == background:
-                    outside.append(sure)
-                else:
-                    inside.append(sure)
-                    right.append(bool(winner == label))
-        unseen = set(candidates[fold::FOLDS])
-        rest = sorted(set(range(classes)) - unseen)
-        if unseen and len(rest) >= 2:
-            mask = np.isin(labels, rest)
-            remap = {old: new for new, old in enumerate(rest)}
-            head = train(vectors[mask], np.array([remap[x] for x in labels[mask]]), len(rest))
-            probabilities = head.probabilities(vectors[np.isin(labels, list(unseen))])
-            winners = probabilities.argmax(axis=1)
-            inner_background = remap.get(background) if background is not None else None
-            outside += [
-                float(row[w]) if w != inner_background else 0.0
-                for w, row in zip(winners, probabilities, strict=True)
-            ]
+        unseen = candidates[fold::FOLDS]
+        seen = [c for c in range(classes) if c not in unseen]
+        if len(seen) < 2:
+            continue
+        remap = np.full(classes, -1)
+        remap[seen] = np.arange(len(seen))
+        is_seen = np.isin(labels, seen)
+        held = (position % FOLDS == fold) & several & is_seen
+        learn = is_seen & ~held
+        head = train(vectors[learn], remap[labels[learn]], len(seen))
+        scored = held | ~is_seen
+        probabilities = head.probabilities(vectors[scored])
+        winners = probabilities.argmax(axis=1)
+        inner_background = remap[background] if background is not None else -1
+        sure = np.where(winners == inner_background, 0.0, probabilities.max(axis=1))
+        for label, winner, value in zip(labels[scored], winners, sure, strict=True):
+            if label == background or remap[label] < 0:
+                outside.append(float(value))
+            else:
+                inside.append(float(value))
+                right.append(bool(remap[label] == winner))
     return inside, right, outside
 
 
