@@ -50,15 +50,25 @@ def _clause_gap(text: str) -> bool:
 
 def find_birth_dates(text: str) -> Iterator[Span]:
     cues = [(cue.start(), cue.end(), cue.group().lower() in VERBAL) for cue in CUE.finditer(text)]
-    if not cues:
-        return
-    for date in DATE.finditer(text):
-        for start, end, verbal in cues:
-            after = end <= date.start() and _clause_gap(text[end : date.start()])
-            before = verbal and date.end() <= start and _clause_gap(text[date.end() : start])
-            if after or before:
+    seen: set[int] = set()
+    for cue_start, cue_end, _ in cues:
+        # Dates are looked for only near a cue (a date is at most ~20 characters long).
+        low, high = max(0, cue_start - GAP - 40), cue_end + GAP + 40
+        for date in DATE.finditer(text, low, high):
+            if date.start() in seen:
+                continue
+            if _near_a_cue(text, date, cues):
+                seen.add(date.start())
                 yield Span(date.start(), date.end())
-                break
+
+
+def _near_a_cue(text: str, date: re.Match[str], cues: list[tuple[int, int, bool]]) -> bool:
+    for start, end, verbal in cues:
+        after = end <= date.start() and _clause_gap(text[end : date.start()])
+        before = verbal and date.end() <= start and _clause_gap(text[date.end() : start])
+        if after or before:
+            return True
+    return False
 
 
 BIRTHDATE = Recognizer("BIRTHDATE", find_birth_dates, priority=65)
