@@ -151,7 +151,13 @@ class ConversationService:
                 ),
                 now=utc_now(),
                 api=build_api(definition, assistant, self.box, self.settings),
-                embedder=GatewayEmbedder(self.ai, context) if self.ai else None,
+                embedder=(
+                    GatewayEmbedder(
+                        self.ai, context, self.settings.assistant_router_embedding_model
+                    )
+                    if self.ai
+                    else None
+                ),
                 log_decision=log_decision,
             )
             async for event in run_turn(definition, state, text, deps, context):

@@ -1,46 +1,39 @@
-"""Similarity of a visitor message to trigger examples and FAQ variants (beyond S8's keyword
-router), with embeddings from the gateway (or a local model in the bench).
+"""Similarity leg of the model-free router (beyond S8's keywords): a classifier head over the
+embeddings of trigger examples and FAQ variants plus a shipped background class, with an
+out-of-scope threshold calibrated from those examples for the embedding model in use (see
+`intent_head.py`; figures in bench/intent_routing.py).
 
-Per candidate the similarity is a blend of the cosine to its nearest example and to the
-centroid of its examples: the nearest example alone overrates one lucky paraphrase, the
-centroid alone blurs intents with varied examples (BANKING77, 10 curated examples: 0.858 →
-0.864; the first 10: 0.733 → 0.763; bench/intent_routing.py).
+The router embeds with one pinned model (`AGENTUR_ASSISTANT_ROUTER_EMBEDDING_MODEL`, by default
+the on-device `local` provider's), never with whatever the gateway would rank first: adding an
+OpenAI key must not silently move visitor messages to another model. The calibration is
+refitted per model anyway, so pinning another one is safe.
 
-Whether the best candidate is a match at all is decided on a confidence that is calibrated
-per candidate from its own examples, so no test data is involved: how much the message's
-blend exceeds the candidate's *typical* blend (each example against the others, leave one
-out) plus the margin to the runner-up. Tight intents need a closer message than loose ones,
-and a message halfway between two intents counts as unsure. Without an example above an
-absolute cosine floor there is no match: an assistant with three candidates has a wide
-margin for any message.
-
-Example vectors are cached per (model, text) in the process, so a turn embeds only the
-message once an assistant's examples were seen.
+Example vectors are cached per (model, text) and fitted heads per (model, examples) in the
+process, so a turn embeds only the message once an assistant's examples were seen; fitting
+runs off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
+from agentur.ai.model_spec import Capability
+from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.local_embedding import PROVIDER_NAME, QUERY_MARKER
 from agentur.ai.service import AiService
+from agentur.assistant.intent_head import Calibrated, background_texts, fit
 from agentur.assistant.keyword_router import Candidate, Scored
 from agentur.context import RequestContext
 
 CACHE_SIZE = 20_000
-# Weight of the nearest example against the centroid (an even mix; the dev split of the
-# bench prefers 0.5-0.75, test.csv was not consulted).
-NEAREST_WEIGHT = 0.5
-# Typical blend assumed for a candidate with a single example when no other candidate has
-# two or more (never the case at runtime: the person candidate always has several).
-FALLBACK_TYPICAL = 0.9
-# Keeps a runner-up strictly below the winner after calibration.
-RUNNER_UP_GAP = 1e-6
-# Puts a candidate under the floor just below the confidence threshold.
-FLOOR_GAP = 1e-3
+HEAD_CACHE_SIZE = 64
+# Keeps every candidate strictly below the router threshold when the background class wins.
+BELOW = 0.999
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,25 +48,35 @@ class Embedder(Protocol):
 
 @dataclass
 class GatewayEmbedder:
-    """Embeddings through the AI gateway (billing, neutralization and selection happen there)."""
+    """Embeddings through the AI gateway (billing and neutralization happen there) with the
+    pinned model: `provider:name`, or a provider name alone for its first embedding model."""
 
     ai: AiService
     context: RequestContext
+    model: str = PROVIDER_NAME
+
+    def model_id(self) -> str:
+        if ":" in self.model:
+            return self.model
+        for spec in self.ai.models():
+            if spec.provider == self.model and Capability.embeddings in spec.capabilities:
+                return spec.id
+        raise ProviderError(
+            f"the router's embedding provider {self.model!r} has no embedding model",
+            provider=self.model,
+        )
 
     async def embed(self, texts: list[str]) -> Vectors:
-        result = await self.ai.embed(texts, "assistant_router", self.context)
+        model = self.model_id()
+        # Messages and examples are compared with each other: E5 wants both as queries.
+        local = model.startswith(f"{PROVIDER_NAME}:")
+        sent = [QUERY_MARKER + text for text in texts] if local else texts
+        result = await self.ai.embed(sent, "assistant_router", self.context, model=model)
         return Vectors(result.model, result.vectors)
 
 
-@dataclass(frozen=True, slots=True)
-class Similarity:
-    candidate: Candidate
-    score: float  # blend of nearest-example and centroid cosine
-    nearest: float  # cosine to the nearest example
-    typical: float | None  # leave-one-out blend of its own examples (None: one example)
-
-
-_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_heads: OrderedDict[tuple[object, ...], Calibrated] = OrderedDict()
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -81,123 +84,89 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1.0, norms)
 
 
-def blend(queries: np.ndarray, examples: np.ndarray) -> np.ndarray:
-    """Blend for each (unit) query row against one candidate's (unit) example rows."""
-    centroid = unit_rows(examples.mean(axis=0))
-    return NEAREST_WEIGHT * (queries @ examples.T).max(axis=1) + (1 - NEAREST_WEIGHT) * (
-        queries @ centroid
-    )
+def examples_of(candidates: list[Candidate]) -> tuple[list[str], np.ndarray, int]:
+    """Texts, class labels (candidate index; the background is the last class) and classes."""
+    texts: list[str] = []
+    labels: list[int] = []
+    for index, candidate in enumerate(candidates):
+        for text in dict.fromkeys(candidate.examples):
+            texts.append(text)
+            labels.append(index)
+    background = background_texts()
+    texts += background
+    labels += [len(candidates)] * len(background)
+    return texts, np.array(labels), len(candidates) + 1
 
 
-def typical_blend(examples: np.ndarray) -> float | None:
-    """Mean blend of each example against the candidate's other examples (leave one out)."""
-    count = len(examples)
-    if count < 2:
-        return None
-    pairwise = examples @ examples.T
-    np.fill_diagonal(pairwise, -np.inf)
-    others = unit_rows(examples.sum(axis=0)[None, :] - examples)
-    loo = NEAREST_WEIGHT * pairwise.max(axis=1) + (1 - NEAREST_WEIGHT) * (examples * others).sum(
-        axis=1
-    )
-    return float(loo.mean())
-
-
-def confidences(scores: np.ndarray, typicals: np.ndarray) -> np.ndarray:
-    """Per row of blends (queries × candidates): (blend − typical) + margin to the best other
-    candidate. The row's best blend keeps the best confidence, so calibration never changes
-    which candidate wins — only whether it is sure enough."""
-    scores = np.atleast_2d(scores)
-    count = scores.shape[1]
-    order = np.argsort(-scores, axis=1)
-    rows = np.arange(len(scores))
-    best, second = scores[rows, order[:, 0]], scores[rows, order[:, 1]] if count > 1 else None
-    best_other = np.repeat(best[:, None], count, axis=1)
-    if second is not None:
-        best_other[rows, order[:, 0]] = second
-    else:
-        best_other[rows, order[:, 0]] = best  # alone: no margin either way
-    confidence = (scores - typicals[None, :]) + (scores - best_other)
-    winner = confidence[rows, order[:, 0]]
-    capped = np.minimum(confidence, winner[:, None] - RUNNER_UP_GAP)
-    capped[rows, order[:, 0]] = winner
-    return capped
-
-
-def floored(
-    confidence: np.ndarray, nearest: np.ndarray, floor: float, threshold: float
+def router_scores(
+    probabilities: np.ndarray, fitted: Calibrated, shift: float, floor: float, router: float
 ) -> np.ndarray:
-    """Rows (queries × candidates) whose winner has no example at least `floor` close are
-    shifted below the threshold, order kept: with only a few candidates the margin to the
-    runner-up is wide for any message, so the confidence alone proves nothing."""
-    confidence = np.atleast_2d(confidence)
-    rows = np.arange(len(confidence))
-    winner = confidence.argmax(axis=1)
-    unsure = np.atleast_2d(nearest)[rows, winner] < floor
-    excess = np.maximum(0.0, confidence[rows, winner] - (threshold - FLOOR_GAP))
-    return confidence - np.where(unsure, excess, 0.0)[:, None]
+    """Class probabilities (rows × classes) → router scores of the candidates (background
+    dropped): the calibrated threshold (+ `shift`, at least `floor`) lands on the router
+    threshold, 0 and 1 stay; rows the background class wins stay below it, order kept."""
+    threshold = float(np.clip(max(fitted.threshold + shift, floor), 1e-6, 1 - 1e-6))
+    if fitted.background is None:
+        background_wins = np.zeros(len(probabilities), dtype=bool)
+        candidates = probabilities
+    else:
+        background_wins = probabilities.argmax(axis=1) == fitted.background
+        candidates = np.delete(probabilities, fitted.background, axis=1)
+    scores = np.where(
+        candidates >= threshold,
+        router + (candidates - threshold) / (1 - threshold) * (1 - router),
+        candidates / threshold * router,
+    )
+    return np.where(
+        background_wins[:, None], np.minimum(scores, candidates * router * BELOW), scores
+    )
 
 
-def calibrated(value: np.ndarray | float, threshold: float, router_threshold: float) -> np.ndarray:
-    """Map a confidence onto the router's score scale so that the configured threshold lands
-    exactly on the router threshold (one decision threshold overall)."""
-    span = (1.0 - router_threshold) / max(1e-6, 1.0 - threshold)
-    return np.clip(router_threshold + (np.asarray(value) - threshold) * span, 0.0, 1.0)
-
-
-def typicals_of(similarities: list[Similarity]) -> np.ndarray:
-    known = [s.typical for s in similarities if s.typical is not None]
-    fallback = float(np.mean(known)) if known else FALLBACK_TYPICAL
-    return np.array([s.typical if s.typical is not None else fallback for s in similarities])
-
-
-async def _example_vectors(
-    embedder: Embedder, model: str, texts: list[str]
-) -> dict[str, np.ndarray]:
-    missing = [text for text in dict.fromkeys(texts) if (model, text) not in _cache]
+async def _example_vectors(embedder: Embedder, model: str, texts: list[str]) -> np.ndarray:
+    missing = [text for text in dict.fromkeys(texts) if (model, text) not in _vectors]
     if missing:
         fresh = await embedder.embed(missing)
         for text, vector in zip(missing, unit_rows(np.asarray(fresh.vectors)), strict=True):
-            _cache[(fresh.model, text)] = vector
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return {text: _cache[(model, text)] for text in texts if (model, text) in _cache}
+            _vectors[(fresh.model, text)] = vector
+        while len(_vectors) > CACHE_SIZE:
+            _vectors.popitem(last=False)
+    return np.stack([_vectors[(model, text)] for text in texts])
 
 
-async def rank_by_similarity(
-    message: str, candidates: list[Candidate], embedder: Embedder
-) -> list[Similarity]:
-    """Blend and typical blend per candidate with examples, best blend first."""
-    query = await embedder.embed([message])
-    examples = [example for candidate in candidates for example in candidate.examples]
-    vectors = await _example_vectors(embedder, query.model, examples)
-    message_vector = unit_rows(np.asarray(query.vectors, dtype=float))
-    ranked = []
-    for candidate in candidates:
-        rows = [vectors[e] for e in dict.fromkeys(candidate.examples) if e in vectors]
-        if not rows:
-            continue
-        matrix = np.stack(rows)
-        score = float(blend(message_vector, matrix)[0])
-        nearest = float((message_vector @ matrix.T).max())
-        ranked.append(Similarity(candidate, score, nearest, typical_blend(matrix)))
-    return sorted(ranked, key=lambda item: item.score, reverse=True)
+async def _fitted(embedder: Embedder, model: str, candidates: list[Candidate]) -> Calibrated:
+    key = (model, *((c.kind, c.target, c.examples) for c in candidates))
+    if key in _heads:
+        _heads.move_to_end(key)
+        return _heads[key]
+    texts, labels, classes = examples_of(candidates)
+    vectors = await _example_vectors(embedder, model, texts)
+    fitted = await asyncio.to_thread(fit, vectors, labels, classes, classes - 1)
+    _heads[key] = fitted
+    while len(_heads) > HEAD_CACHE_SIZE:
+        _heads.popitem(last=False)
+    return fitted
 
 
-def as_scored(
-    ranked: list[Similarity], threshold: float, floor: float, router_threshold: float
+async def similarity_scores(
+    message: str,
+    candidates: list[Candidate],
+    embedder: Embedder,
+    *,
+    shift: float,
+    floor: float,
+    router_threshold: float,
 ) -> list[Scored]:
-    if not ranked:
-        return []
-    blends, nearest = np.array([s.score for s in ranked]), np.array([s.nearest for s in ranked])
-    confidence = floored(confidences(blends, typicals_of(ranked)), nearest, floor, threshold)[0]
-    mapped = calibrated(confidence, threshold, router_threshold)
-    return [
+    """Router scores of the candidates with examples, best first."""
+    query = await embedder.embed([message])
+    fitted = await _fitted(embedder, query.model, candidates)
+    probabilities = fitted.head.probabilities(unit_rows(np.asarray(query.vectors, dtype=float)))
+    scores = router_scores(probabilities, fitted, shift, floor, router_threshold)[0]
+    scored = [
         Scored(
-            item.candidate,
+            candidate,
             float(score),
             "similarity",
-            {"similarity": round(item.score, 4), "confidence": round(float(value), 4)},
+            {"probability": round(float(p), 4), "threshold": round(fitted.threshold, 4)},
         )
-        for item, value, score in zip(ranked, confidence, mapped, strict=True)
+        for candidate, score, p in zip(candidates, scores, probabilities[0], strict=False)
     ]
+    return sorted(scored, key=lambda item: item.score, reverse=True)

@@ -1,6 +1,7 @@
 """Picks the `KnowledgeSearch` for an assistant: the knowledge store (agentur.knowledge: hybrid
 search with citations, section windows) over the assistant's scope, falling back to the
-lexical workspace search for files the store has not indexed (or when it is not installed).
+lexical workspace search (ranked by the store's lexical engine) for files the store has not
+indexed yet.
 
 The assistant's scope is applied on top of tenant visibility: scopes and file ids go into the
 store's filters, folders are resolved to their files, and a window is only read from a source
@@ -101,9 +102,7 @@ class StoreKnowledge:
 def knowledge_for(
     session: AsyncSession, runtime: Runtime, context: RequestContext, scope: KnowledgeScope
 ) -> KnowledgeSearch:
-    workspace = WorkspaceKnowledge(session, runtime.blobs, context, scope)
-    try:
-        import agentur.knowledge.store  # noqa: F401
-    except ImportError:
-        return workspace
+    from agentur.knowledge.rank_texts import rank_texts
+
+    workspace = WorkspaceKnowledge(session, runtime.blobs, context, scope, rank_texts)
     return StoreKnowledge(session, runtime, context, scope, workspace)

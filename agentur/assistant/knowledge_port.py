@@ -4,6 +4,7 @@ never widen either (S9: scope and ownership stay outside the model's control).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,3 +47,10 @@ class KnowledgeSearch(Protocol):
     async def search(self, query: str, limit: int) -> list[Passage]: ...
 
     async def read_window(self, source_id: str, offset: int, limit: int) -> SourceWindow: ...
+
+
+class TextRanker(Protocol):
+    """Lexical relevance of each text to a query (0.0: unrelated), in input order: the knowledge
+    store's engine (`agentur.knowledge.rank_texts`), so the assistant keeps no second one."""
+
+    def __call__(self, query: str, texts: Sequence[str], language: str) -> list[float]: ...

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from agentur.ai.providers.base import ProviderError
 from agentur.assistant.definition import AssistantDefinition
-from agentur.assistant.embedding_router import Embedder, as_scored, rank_by_similarity
+from agentur.assistant.embedding_router import Embedder, similarity_scores
 from agentur.assistant.keyword_router import Candidate, Scored, rank_by_keywords
 from agentur.errors import AgenturError
 
@@ -115,14 +115,22 @@ async def route_message(
     similarity_threshold: float,
     similarity_floor: float,
 ) -> RouteResult:
-    # With embeddings, word overlap only adds noise (bench/intent_routing.py, curated: 0.862
-    # without it, 0.790 with it); without them it is the only signal beyond keywords.
+    """`similarity_threshold` shifts the out-of-scope threshold the similarity leg calibrates
+    from the examples; `similarity_floor` is the lowest it may be (both in probability)."""
+    # With embeddings, word overlap only adds noise (bench/intent_routing.py); without them it
+    # is the only signal beyond keywords.
     similarity: list[Scored] = []
     embeddable = [candidate for candidate in candidates if candidate.examples]
     if embedder is not None and embeddable:
         try:
-            ranked = await rank_by_similarity(message, embeddable, embedder)
-            similarity = as_scored(ranked, similarity_threshold, similarity_floor, threshold)
+            similarity = await similarity_scores(
+                message,
+                embeddable,
+                embedder,
+                shift=similarity_threshold,
+                floor=similarity_floor,
+                router_threshold=threshold,
+            )
         except (AgenturError, ProviderError) as error:
             # No embedding model (or it failed): keywords and overlap decide (S8).
             logger.info("router similarity unavailable: %s", error)

@@ -1,24 +1,23 @@
 """A lexical `KnowledgeSearch` over the workspace text files in an assistant's knowledge scope.
 
-This is the fallback when the knowledge store (agentur.knowledge) is not available: sections by
-Markdown heading, paragraphs as passages, BM25-style ranking on word stems. It sees only files
-visible to the assistant's context (mandate and global scope, never personal files) and within
-the configured folders/files/scopes.
+This is the fallback for files the knowledge store has not indexed (yet): sections by Markdown
+heading, paragraphs as passages, ranked by the store's own lexical engine (a `TextRanker`, see
+`agentur.knowledge.rank_texts`) off the event loop. It sees only files visible to the
+assistant's context (mandate and global scope, never personal files) and within the configured
+folders/files/scopes.
 """
 
 from __future__ import annotations
 
-import math
+import asyncio
 import re
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.assistant.definition import KnowledgeScope
-from agentur.assistant.knowledge_port import Passage, SourceWindow
-from agentur.assistant.text_tokens import stems
+from agentur.assistant.knowledge_port import Passage, SourceWindow, TextRanker
 from agentur.context import RequestContext
 from agentur.errors import AgenturError, NotFoundError
 from agentur.storage.blob_store import BlobStore
@@ -38,7 +37,6 @@ class _Section:
     headings: tuple[str, ...]
     text: str
     offset: int
-    stems: list[str] = field(default_factory=list)
 
 
 def split_sections(file: File, text: str) -> list[_Section]:
@@ -68,24 +66,6 @@ def split_sections(file: File, text: str) -> list[_Section]:
     return sections
 
 
-def bm25(query: list[str], sections: list[_Section]) -> list[float]:
-    count = len(sections) or 1
-    average = sum(len(s.stems) for s in sections) / count or 1.0
-    frequency = Counter(term for s in sections for term in set(s.stems))
-    scores = []
-    for section in sections:
-        terms = Counter(section.stems)
-        score = 0.0
-        for term in set(query):
-            if term not in terms:
-                continue
-            idf = math.log(1 + (count - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            tf = terms[term]
-            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(section.stems) / average))
-        scores.append(score)
-    return scores
-
-
 class WorkspaceKnowledge:
     def __init__(
         self,
@@ -93,8 +73,10 @@ class WorkspaceKnowledge:
         blobs: BlobStore,
         context: RequestContext,
         scope: KnowledgeScope,
+        rank: TextRanker,
     ) -> None:
         self.session = session
+        self.rank = rank
         self.blobs = blobs
         self.context = context
         self.scope = scope
@@ -125,12 +107,10 @@ class WorkspaceKnowledge:
             text = await self._text(file)
             if text:
                 sections += split_sections(file, text)
-        for section in sections:
-            section.stems = stems(" ".join(section.headings) + " " + section.text)
-        query_stems = stems(query)
-        scored = sorted(
-            zip(bm25(query_stems, sections), sections, strict=True), key=lambda p: -p[0]
-        )
+        texts = [" ".join(section.headings) + "\n" + section.text for section in sections]
+        # Up to MAX_FILES files of text: stemming and scoring stay off the event loop.
+        scores = await asyncio.to_thread(self.rank, query, texts, self.context.language)
+        scored = sorted(zip(scores, sections, strict=True), key=lambda p: -p[0])
         return [
             Passage(
                 source_id=section.file.id,

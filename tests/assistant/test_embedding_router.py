@@ -1,66 +1,122 @@
-"""The similarity leg of the router: blend of nearest example and centroid, confidence from
-each candidate's own examples (leave one out) plus margin, and the absolute floor."""
+"""The similarity leg of the router: a classifier head over example embeddings whose
+out-of-scope threshold is calibrated from the examples alone, mapped onto the router threshold,
+with the embedding model pinned."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agentur.assistant.embedding_router import (
-    Similarity,
-    as_scored,
-    blend,
-    confidences,
-    floored,
-    typical_blend,
-    unit_rows,
-)
+from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.providers.scripted import ScriptedProvider
+from agentur.ai.service import AiService
+from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
+from agentur.assistant.intent_head import Calibrated, fit, train
 from agentur.assistant.keyword_router import Candidate
+from agentur.assistant.route_message import route_message
+from tests.assistant.turns import CONTEXT
 
 ROUTER = 0.55
 
 
-def test_blend_mixes_nearest_example_and_centroid() -> None:
-    examples = unit_rows(np.array([[1.0, 0.0], [0.0, 1.0]]))
-    query = unit_rows(np.array([[1.0, 0.0]]))
-    # Nearest example: cosine 1; centroid (45°): cosine 0.7071; even mix.
-    assert np.isclose(blend(query, examples)[0], 0.5 * 1.0 + 0.5 * np.sqrt(0.5))
+def clusters(centres: np.ndarray, per: int, spread: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(centres, per, axis=0) + rng.normal(0, spread, (len(centres) * per, 8))
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def test_typical_blend_is_leave_one_out_and_needs_two_examples() -> None:
-    assert typical_blend(unit_rows(np.array([[1.0, 0.0]]))) is None
-    tight = unit_rows(np.array([[1.0, 0.0], [0.99, 0.14]]))
-    loose = unit_rows(np.array([[1.0, 0.0], [0.0, 1.0]]))
-    assert typical_blend(tight) > 0.98  # each example is close to the other
-    assert np.isclose(typical_blend(loose), 0.0)
+CENTRES = np.eye(8)[:4]
 
 
-def test_confidence_keeps_the_winner_and_rewards_a_margin() -> None:
-    # Candidate 1 has the best blend but a high typical; it must still rank first.
-    scores = np.array([[0.80, 0.85, 0.70]])
-    typicals = np.array([0.60, 0.95, 0.60])
-    confidence = confidences(scores, typicals)[0]
-    assert confidence.argmax() == 1
-    assert np.isclose(confidence[1], (0.85 - 0.95) + (0.85 - 0.80))
-    clear = confidences(np.array([[0.95, 0.60]]), np.array([0.9, 0.9]))[0]
-    unsure = confidences(np.array([[0.95, 0.94]]), np.array([0.9, 0.9]))[0]
-    assert clear[0] > unsure[0]
+def test_head_separates_the_classes_it_was_trained_on() -> None:
+    vectors = clusters(CENTRES, 5, 0.1, 1)
+    labels = np.repeat(np.arange(4), 5)
+    head = train(vectors, labels, 4)
+    fresh = clusters(CENTRES, 3, 0.1, 2)
+    assert np.array_equal(head.probabilities(fresh).argmax(axis=1), np.repeat(np.arange(4), 3))
 
 
-def test_floor_pushes_an_unsure_row_below_the_threshold_in_order() -> None:
-    confidence = np.array([[0.30, 0.10]])
-    below = floored(confidence, np.array([[0.80, 0.95]]), floor=0.9, threshold=0.0)
-    assert below.max() < 0.0 and below.argmax() == 0
-    kept = floored(confidence, np.array([[0.91, 0.50]]), floor=0.9, threshold=0.0)
-    assert np.array_equal(kept, confidence)
+def test_calibrated_threshold_sits_between_in_scope_and_unseen_classes() -> None:
+    centres = np.eye(8)
+    fitted = fit(clusters(centres, 6, 0.1, 3), np.repeat(np.arange(8), 6), 8, None)
+    assert 0.0 < fitted.threshold < 1.0
+    sure = fitted.head.probabilities(clusters(centres, 4, 0.1, 4)).max(axis=1)
+    assert (sure >= fitted.threshold).mean() >= 0.75  # new messages of known classes answered
+    # A message between every class is unsure: below the threshold.
+    between = fitted.head.probabilities(np.full((1, 8), 0.5)).max()
+    assert between < fitted.threshold
 
 
-def test_as_scored_accepts_a_close_match_and_rejects_a_vague_one() -> None:
-    order = Candidate("flow", "order", ("a", "b"))
-    returns = Candidate("faq", "returns", ("c", "d"))
-    close = [Similarity(order, 0.97, 0.99, 0.88), Similarity(returns, 0.85, 0.84, 0.93)]
-    vague = [Similarity(order, 0.86, 0.85, 0.88), Similarity(returns, 0.84, 0.83, 0.93)]
-    accepted = as_scored(close, -0.01, 0.9, ROUTER)
-    assert accepted[0].candidate is order and accepted[0].score >= ROUTER
-    assert accepted[1].score < accepted[0].score
-    # A wide margin alone (few candidates) is not enough without a close example.
-    assert all(item.score < ROUTER for item in as_scored(vague, -0.01, 0.9, ROUTER))
+def test_router_scores_put_the_calibrated_threshold_on_the_router_threshold() -> None:
+    head = train(clusters(CENTRES, 3, 0.1, 6), np.repeat(np.arange(4), 3), 4)
+    fitted = Calibrated(head, threshold=0.4, background=3)
+    probabilities = np.array([[0.4, 0.3, 0.2, 0.1], [0.7, 0.1, 0.1, 0.1], [0.3, 0.1, 0.1, 0.5]])
+    scores = router_scores(probabilities, fitted, 0.0, 0.0, ROUTER)
+    assert scores.shape == (3, 3)  # the background column is gone
+    assert np.isclose(scores[0, 0], ROUTER)  # exactly at the threshold
+    assert scores[1, 0] > ROUTER and np.isclose(scores[1, 0], ROUTER + 0.3 / 0.6 * (1 - ROUTER))
+    assert scores[2].max() < ROUTER and scores[2].argmax() == 0  # background wins: rejected
+    shifted = router_scores(probabilities, fitted, 0.1, 0.0, ROUTER)
+    assert shifted[0, 0] < ROUTER  # a positive shift rejects the borderline message
+    floored = router_scores(probabilities, fitted, 0.0, 0.8, ROUTER)
+    assert floored[1, 0] < ROUTER  # the floor overrides a lower calibrated threshold
+
+
+def embedding_spec(provider: str, name: str) -> ModelSpec:
+    return ModelSpec(
+        provider=provider,
+        name=name,
+        capabilities=frozenset({Capability.embeddings}),
+        input_price_usd_per_mtok=0.0,
+        output_price_usd_per_mtok=0.0,
+        embedding_dimensions=64,
+    )
+
+
+async def test_the_router_embeds_with_its_pinned_model_not_the_cloud_one() -> None:
+    cloud = ScriptedProvider(name="openai", model_specs=[embedding_spec("openai", "te-3-small")])
+    local = ScriptedProvider(name="local", model_specs=[embedding_spec("local", "on-device")])
+    ai = AiService([cloud, local])
+    assert (await GatewayEmbedder(ai, CONTEXT).embed(["hello"])).model == "local:on-device"
+    pinned = GatewayEmbedder(ai, CONTEXT, "openai:te-3-small")
+    assert (await pinned.embed(["hello"])).model == "openai:te-3-small"
+    await ai.aclose()
+
+
+async def test_without_the_pinned_model_the_router_falls_back_to_keywords() -> None:
+    ai = AiService([ScriptedProvider(name="openai", model_specs=[embedding_spec("openai", "x")])])
+    returns = Candidate("faq", "returns", ("How can I return an item?",), ("return",))
+    routed = await route_message(
+        "I want to return my shoes",
+        [returns],
+        embedder=GatewayEmbedder(ai, CONTEXT),
+        threshold=ROUTER,
+        similarity_threshold=0.0,
+        similarity_floor=0.0,
+    )
+    assert (routed.kind, routed.target, routed.via) == ("faq", "returns", "keyword")
+    await ai.aclose()
+
+
+async def test_similarity_routes_a_paraphrase_and_rejects_off_topic() -> None:
+    ai = AiService([ScriptedProvider(name="local", model_specs=[embedding_spec("local", "x")])])
+    embedder = GatewayEmbedder(ai, CONTEXT)
+    candidates = [
+        Candidate(
+            "faq",
+            "opening",
+            ("When are you open?", "What are your opening hours?", "opening hours today"),
+        ),
+        Candidate(
+            "flow",
+            "order",
+            ("Where is my order?", "track my order", "my order has not arrived"),
+        ),
+    ]
+    kwargs = {"embedder": embedder, "threshold": ROUTER, "similarity_threshold": 0.0}
+    routed = await route_message("where is my order", candidates, **kwargs, similarity_floor=0.0)
+    assert (routed.kind, routed.target, routed.via) == ("flow", "order", "similarity")
+    off_topic = await route_message(
+        "Erzähl mir einen Witz über Katzen", candidates, **kwargs, similarity_floor=0.0
+    )
+    assert off_topic.kind == "out_of_scope"
+    await ai.aclose()

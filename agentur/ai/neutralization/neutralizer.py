@@ -1,8 +1,9 @@
 """Finds personal data with the registered recognizers and swaps it for placeholders.
 
-What it cannot find (documented in the README): free-text person names, postal addresses,
-dates of birth, and anything else without a fixed shape or checksum — there is no NER model.
-Mandates list such values (customer names, customer numbers) as custom terms."""
+Free-text person names, street addresses, postcodes with localities and birth dates are found
+by rules next to evidence (gazetteers, honorifics, cue words); what they miss is documented in
+the README (there is no NER model). Mandates list such values (customer names, customer
+numbers) as custom terms."""
 
 from __future__ import annotations
 

@@ -55,8 +55,3 @@ def test_whole_corpus_leaves_no_value_behind():
         assert value not in neutral
     for text in NOT_PII:
         assert text in neutral
-
-
-def test_free_text_names_are_not_found_without_custom_terms():
-    # Documented limitation: no NER model; names need custom terms.
-    assert neutralizer.find("Mein Name ist Hans Muster.") == []
