@@ -5,7 +5,7 @@ Built once at start-up (server lifespan, CLI command) and handed down; nothing g
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentur.ai.service import AiService
@@ -19,6 +19,7 @@ from agentur.workspace.files import WorkspaceLimits
 if TYPE_CHECKING:
     from agentur.agent.dependencies import AgentDependencies
     from agentur.agent.settings import AgentSettings
+    from agentur.storage.notify_channel import NotifyChannel
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Runtime:
     database: Database
     blobs: BlobStore
     ai: AiService
+    channels: dict[str, NotifyChannel] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Runtime:
@@ -63,9 +65,21 @@ class Runtime:
             **knowledge_hooks(self),  # type: ignore[arg-type]
         )
 
+    def broadcast(self, channel: str) -> NotifyChannel | None:
+        """A channel to every worker on this database; None on SQLite (one process)."""
+        if self.database.is_sqlite:
+            return None
+        from agentur.storage.notify_channel import NotifyChannel
+
+        if channel not in self.channels:
+            self.channels[channel] = NotifyChannel(self.database, channel)
+        return self.channels[channel]
+
     async def migrate(self) -> None:
         await upgrade_database(self.database.engine)
 
     async def close(self) -> None:
+        for channel in self.channels.values():
+            await channel.aclose()
         await self.ai.aclose()
         await self.database.dispose()
