@@ -4,7 +4,7 @@ so a test can prove that nothing at all reached them."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Handler = Callable[[bytes], bytes]
@@ -60,6 +60,3 @@ class Listener:
 
 async def listening(host: str, handler: Handler | None = None, port: int = 0) -> Listener:
     return await Listener(host, handler or ok()).start(port)
-
-
-StopAll = Callable[[], Awaitable[None]]
