@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import errno
 
+import httpcore
+import httpx
 import pytest
 
 from agentur.egress.check_target import EgressRefusedError
 from agentur.egress.fetch import fetch
+from agentur.egress.pinned_transport import EgressTransport
 from agentur.egress.policy import AllowList, EgressPolicy
 from tests.egress.listeners import Listener, listening
 
@@ -37,15 +40,29 @@ async def _pair() -> tuple[Listener, Listener]:
     raise RuntimeError("no port free on both 127.0.0.1 and 127.0.0.2")
 
 
+class NoInternet(httpcore.AsyncNetworkBackend):
+    """Stands in for the route to the internet, which tests never use: records the address
+    asked for and refuses, as an unreachable network would."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, int]] = []
+
+    async def connect_tcp(self, host: str, port: int, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        self.asked.append((host, port))
+        raise httpcore.ConnectError("network unreachable")
+
+
 async def test_public_first_then_loopback_never_reaches_loopback() -> None:
     loopback = await listening("127.0.0.1")
     try:
         asked, resolve = rebinding("93.184.215.14", "127.0.0.1")
-        policy = EgressPolicy(timeout_seconds=1, resolve=resolve)  # type: ignore[arg-type]
-        with pytest.raises(EgressRefusedError):
-            # Connects to the checked public address, which does not answer here.
-            await fetch(f"http://rebind.test:{loopback.port}/", policy)
+        transport = EgressTransport(EgressPolicy(resolve=resolve))  # type: ignore[arg-type]
+        network = transport.backend.inner = NoInternet()
+        async with httpx.AsyncClient(transport=transport) as client:
+            with pytest.raises(httpx.ConnectError):
+                await client.get(f"http://rebind.test:{loopback.port}/")
         assert asked == ["rebind.test"]  # resolved once: nothing asked DNS again
+        assert network.asked == [("93.184.215.14", loopback.port)]  # the checked address
         assert loopback.connections == 0
     finally:
         await loopback.stop()
