@@ -170,6 +170,9 @@ async def cancel_run(
     except NotFoundError:
         raise NotFoundError(f"agent run {run_id} is not running here") from None
     # Running on another worker: that one cancels it (poll GET for the final status).
-    if run.status == "running" and await runs.cancel_elsewhere(run_id):
-        return {"run_id": run_id, "status": "cancelling"}
+    if run.status == "running":
+        if await runs.cancel_elsewhere(run_id):
+            return {"run_id": run_id, "status": "cancelling"}
+        # One process (SQLite) and not here: the server stopped while the run was going.
+        raise ConflictError(f"agent run {run_id} was interrupted by a server restart")
     raise ConflictError(f"agent run {run_id} has already finished ({run.status})")
