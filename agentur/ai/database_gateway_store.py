@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -21,7 +22,7 @@ from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.neutralization.placeholder_map import PlaceholderMap
 from agentur.ai.settings import AiSettings
 from agentur.storage.database import Database
-from agentur.storage.models.ai import AiReservation, NeutralizationMapping
+from agentur.storage.models.ai import AiReservation, MandateAiSettings, NeutralizationMapping
 
 T = TypeVar("T")
 
@@ -58,27 +59,43 @@ class DatabaseGatewayStore:
     async def reserve(
         self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
     ) -> str:
+        # Reservers of one mandate take turns (the lock); what they read is one statement, so
+        # a charge committing meanwhile (ledger row, balance and hold in one transaction) is
+        # seen either whole or not at all — `record` needs no lock.
         async with self.database.locked(_budget_key(mandate_id)) as session:
-            # Fresh settings, spending and holds, read while no other worker can change them.
-            config = await load_mandate_ai_config(session, mandate_id, self.settings)
-            await session.execute(
-                delete(AiReservation).where(
-                    AiReservation.mandate_id == mandate_id, AiReservation.expires_at <= now
+            holds = AiReservation.mandate_id == mandate_id
+            row = select(MandateAiSettings).where(MandateAiSettings.mandate_id == mandate_id)
+            balance, limit, held, spent, expired = (
+                await session.execute(
+                    select(
+                        row.with_only_columns(MandateAiSettings.balance_chf).scalar_subquery(),
+                        row.with_only_columns(
+                            MandateAiSettings.monthly_limit_chf
+                        ).scalar_subquery(),
+                        select(func.coalesce(func.sum(AiReservation.amount_chf), 0.0))
+                        .where(holds, AiReservation.expires_at > now)
+                        .scalar_subquery(),
+                        spent_since(mandate_id, month_start(now)).scalar_subquery(),
+                        select(func.count())
+                        .where(holds, AiReservation.expires_at <= now)
+                        .scalar_subquery(),
+                    )
                 )
-            )
-            held = await session.scalar(
-                select(func.coalesce(func.sum(AiReservation.amount_chf), 0.0)).where(
-                    AiReservation.mandate_id == mandate_id
+            ).one()
+            if expired:  # left by workers that died
+                await session.execute(
+                    delete(AiReservation).where(holds, AiReservation.expires_at <= now)
                 )
-            )
-            spent = 0.0
-            if config.monthly_limit_chf is not None:
-                spent = await spent_since(session, mandate_id, month_start(now))
+            defaults = MandateAiConfig.defaults(self.settings)
             check_budget(
-                config,
+                replace(
+                    defaults,
+                    balance_chf=balance,
+                    monthly_limit_chf=defaults.monthly_limit_chf if limit is None else limit,
+                ),
                 worst_case_chf=worst_case_chf,
-                spent_this_month_chf=spent,
-                held_chf=float(held or 0.0),
+                spent_this_month_chf=float(spent),
+                held_chf=float(held),
                 model=model,
             )
             hold = AiReservation(
@@ -91,22 +108,18 @@ class DatabaseGatewayStore:
             return hold.id
 
     async def release(self, reservation_id: str) -> None:
-        # No lock: dropping a hold only frees budget.
         async with self.database.transaction() as session:
             await session.execute(delete(AiReservation).where(AiReservation.id == reservation_id))
 
     async def record(
         self, record: LedgerRecord, now: datetime, reservation_id: str | None = None
     ) -> None:
-        if reservation_id is None:
-            async with self.database.transaction() as session:
-                await record_call(session, record)
-            return
-        # Under the budget lock: a `reserve` in between must see the hold and the charge
-        # either both before or both after, never the balance before and the hold gone.
-        async with self.database.locked(_budget_key(record.mandate_id)) as session:
+        async with self.database.transaction() as session:
             await record_call(session, record)
-            await session.execute(delete(AiReservation).where(AiReservation.id == reservation_id))
+            if reservation_id is not None:
+                await session.execute(
+                    delete(AiReservation).where(AiReservation.id == reservation_id)
+                )
 
     # ---------------------------------------------------------------- mappings
 
