@@ -1,19 +1,33 @@
-"""The gateway's persistence on the shared database (both backends)."""
+"""The gateway's persistence on the shared database (both backends).
+
+Workers share nothing but the database, so whatever must not interleave across them — a
+workflow's placeholder map growing, a mandate's budget being held — runs under a lock on a
+key of the database (`Database.locked`).
+"""
 
 from __future__ import annotations
 
 import time
-from datetime import datetime
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 
 from agentur.ai.billing.ledger import LedgerRecord, month_start, record_call, spent_since
+from agentur.ai.billing.preflight import check_budget
 from agentur.ai.mandate_ai_settings import MandateAiConfig, load_mandate_ai_config
 from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.neutralization.placeholder_map import PlaceholderMap
 from agentur.ai.settings import AiSettings
 from agentur.storage.database import Database
-from agentur.storage.models.ai import NeutralizationMapping
+from agentur.storage.models.ai import AiReservation, NeutralizationMapping
+
+T = TypeVar("T")
+
+
+def _budget_key(mandate_id: str) -> str:
+    return f"ai-budget:{mandate_id}"
 
 
 class DatabaseGatewayStore:
@@ -39,11 +53,62 @@ class DatabaseGatewayStore:
     def forget_mandate_config(self, mandate_id: str) -> None:
         self._configs.pop(mandate_id, None)
 
-    async def spent_this_month(self, mandate_id: str, now: datetime) -> float:
-        # Read before every call of a mandate with a monthly limit: a plain connection (see
-        # `load_mapping`).
-        async with self.database.engine.connect() as connection:
-            return await spent_since(connection, mandate_id, month_start(now))
+    # ------------------------------------------------------------------ budget
+
+    async def reserve(
+        self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
+    ) -> str:
+        async with self.database.locked(_budget_key(mandate_id)) as session:
+            # Fresh settings, spending and holds, read while no other worker can change them.
+            config = await load_mandate_ai_config(session, mandate_id, self.settings)
+            await session.execute(
+                delete(AiReservation).where(
+                    AiReservation.mandate_id == mandate_id, AiReservation.expires_at <= now
+                )
+            )
+            held = await session.scalar(
+                select(func.coalesce(func.sum(AiReservation.amount_chf), 0.0)).where(
+                    AiReservation.mandate_id == mandate_id
+                )
+            )
+            spent = 0.0
+            if config.monthly_limit_chf is not None:
+                spent = await spent_since(session, mandate_id, month_start(now))
+            check_budget(
+                config,
+                worst_case_chf=worst_case_chf,
+                spent_this_month_chf=spent,
+                held_chf=float(held or 0.0),
+                model=model,
+            )
+            hold = AiReservation(
+                mandate_id=mandate_id,
+                amount_chf=worst_case_chf,
+                expires_at=now + timedelta(seconds=self.settings.billing_reservation_seconds),
+            )
+            session.add(hold)
+            await session.flush()
+            return hold.id
+
+    async def release(self, reservation_id: str) -> None:
+        # No lock: dropping a hold only frees budget.
+        async with self.database.transaction() as session:
+            await session.execute(delete(AiReservation).where(AiReservation.id == reservation_id))
+
+    async def record(
+        self, record: LedgerRecord, now: datetime, reservation_id: str | None = None
+    ) -> None:
+        if reservation_id is None:
+            async with self.database.transaction() as session:
+                await record_call(session, record)
+            return
+        # Under the budget lock: a `reserve` in between must see the hold and the charge
+        # either both before or both after, never the balance before and the hold gone.
+        async with self.database.locked(_budget_key(record.mandate_id)) as session:
+            await record_call(session, record)
+            await session.execute(delete(AiReservation).where(AiReservation.id == reservation_id))
+
+    # ---------------------------------------------------------------- mappings
 
     async def load_mapping(self, mandate_id: str, workflow_id: str) -> PlaceholderMap:
         # A plain connection, not an ORM session: read on every neutralized call, and a
@@ -57,28 +122,30 @@ class DatabaseGatewayStore:
             )
         return PlaceholderMap() if token is None else self.cipher.decrypt(token)
 
-    async def save_mapping(
-        self, mandate_id: str, workflow_id: str, mapping: PlaceholderMap
-    ) -> None:
-        token = self.cipher.encrypt(mapping)
-        async with self.database.transaction() as session:
+    async def update_mapping(
+        self, mandate_id: str, workflow_id: str, work: Callable[[PlaceholderMap], T]
+    ) -> tuple[PlaceholderMap, T]:
+        """Load → work → save with the workflow's key locked across workers: two workers that
+        neutralize new values of one workflow at once both end up in one map, neither
+        overwriting the other's placeholders."""
+        async with self.database.locked(f"neutralization:{mandate_id}:{workflow_id}") as session:
             row = await session.scalar(
-                select(NeutralizationMapping)
-                .where(
+                select(NeutralizationMapping).where(
                     NeutralizationMapping.mandate_id == mandate_id,
                     NeutralizationMapping.workflow_id == workflow_id,
                 )
-                .with_for_update()
             )
-            if row is None:
-                session.add(
-                    NeutralizationMapping(
-                        mandate_id=mandate_id, workflow_id=workflow_id, ciphertext=token
+            mapping = PlaceholderMap() if row is None else self.cipher.decrypt(row.ciphertext)
+            result = work(mapping)
+            if mapping.changed:
+                token = self.cipher.encrypt(mapping)
+                if row is None:
+                    session.add(
+                        NeutralizationMapping(
+                            mandate_id=mandate_id, workflow_id=workflow_id, ciphertext=token
+                        )
                     )
-                )
-            else:
-                row.ciphertext = token
-
-    async def record(self, record: LedgerRecord, now: datetime) -> None:
-        async with self.database.transaction() as session:
-            await record_call(session, record)
+                else:
+                    row.ciphertext = token
+                mapping.changed = False
+        return mapping, result

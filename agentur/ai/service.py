@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentur.ai.attempt_failures import Failures, log_retry
-from agentur.ai.billing.charge import CallBilling
+from agentur.ai.billing.charge import CallBilling, Reservation
 from agentur.ai.billing.pricing import estimate_prompt_tokens, max_output_tokens
 from agentur.ai.embed_texts import Embeddings, embed_texts
 from agentur.ai.gateway_errors import BudgetExceededError, NoModelError
@@ -139,18 +139,19 @@ class AiService:
             self.ranked_models(prepared.sent, prepared.config, prompt_tokens),
         )
 
-    async def _affordable(
+    async def _reserve(
         self,
         spec: ModelSpec,
         prepared: PreparedRequest,
         context: RequestContext,
         prompt_tokens: int,
         failures: Failures,
-    ) -> bool:
-        """Whether the mandate can pay this model's worst case; a refusal is kept in
-        `failures` for the final error (checked per candidate, only when it is reached)."""
+    ) -> Reservation | None:
+        """This model's worst case held against the mandate's budget, or None when it does
+        not fit; a refusal is kept in `failures` for the final error (checked per candidate,
+        only when it is reached)."""
         try:
-            await self.billing.preflight(
+            return await self.billing.preflight(
                 spec,
                 prepared.config,
                 context,
@@ -159,8 +160,7 @@ class AiService:
             )
         except BudgetExceededError as refusal:
             failures.refused(refusal)
-            return False
-        return True
+            return None
 
     async def _finish(
         self,
@@ -168,6 +168,7 @@ class AiService:
         spec: ModelSpec,
         prepared: PreparedRequest,
         context: RequestContext,
+        reservation: Reservation,
     ) -> AiResponse:
         chf = await self.billing.charge(
             spec,
@@ -175,6 +176,7 @@ class AiService:
             context,
             operation=prepared.sent.operation,
             workflow_id=prepared.sent.workflow_id,
+            reservation=reservation,
         )
         response = replace(response, cost_chf=chf)
         if prepared.mapping is not None:
@@ -185,21 +187,25 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
+            reservation = await self._reserve(spec, prepared, context, prompt_tokens, failures)
+            if reservation is None:
                 continue
             provider = self.registry.provider_for(spec)
             try:
-                response = await call_with_retries(
-                    lambda p=provider, s=spec: p.complete(s, prepared.sent),
-                    self.retry_policy,
-                    provider=spec.provider,
-                    sleep=self.sleep,
-                    on_retry=lambda e, n, s=spec: log_retry(s, e, n),
-                )
-            except ProviderError as error:
-                failures.failed(spec, error)
-                continue
-            return await self._finish(response, spec, prepared, context)
+                try:
+                    response = await call_with_retries(
+                        lambda p=provider, s=spec: p.complete(s, prepared.sent),
+                        self.retry_policy,
+                        provider=spec.provider,
+                        sleep=self.sleep,
+                        on_retry=lambda e, n, s=spec: log_retry(s, e, n),
+                    )
+                except ProviderError as error:
+                    failures.failed(spec, error)
+                    continue
+                return await self._finish(response, spec, prepared, context, reservation)
+            finally:
+                await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
 
     async def stream(
@@ -211,43 +217,49 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            if not await self._affordable(spec, prepared, context, prompt_tokens, failures):
+            reservation = await self._reserve(spec, prepared, context, prompt_tokens, failures)
+            if reservation is None:
                 continue
-            tries = 0
-            while True:
-                emitted = False
-                try:
-                    async for event in stream_attempt(
-                        self.registry.provider_for(spec),
-                        spec,
-                        prepared,
-                        idle_seconds=self.settings.stream_idle_timeout_seconds,
-                        finish=lambda r, s=spec: self._finish(r, s, prepared, context),
-                    ):
-                        if isinstance(event, TextDelta | ToolCallDelta):
-                            emitted = True
-                        yield event
-                    return
-                except Exception as raw:
-                    error = as_provider_error(raw, spec.provider)
-                    if error is None:
-                        raise
-                    if emitted:
-                        yield StreamError(
-                            f"the stream from {spec.id} broke after text was sent: {error}",
-                            model=spec.id,
-                            provider=spec.provider,
-                            status_code=error.status_code,
-                            retryable=error.retryable,
-                        )
+            try:
+                tries = 0
+                while True:
+                    emitted = False
+                    try:
+                        async for event in stream_attempt(
+                            self.registry.provider_for(spec),
+                            spec,
+                            prepared,
+                            idle_seconds=self.settings.stream_idle_timeout_seconds,
+                            finish=lambda r, s=spec, h=reservation: self._finish(
+                                r, s, prepared, context, h
+                            ),
+                        ):
+                            if isinstance(event, TextDelta | ToolCallDelta):
+                                emitted = True
+                            yield event
                         return
-                    tries += 1
-                    if error.retryable and tries <= self.retry_policy.max_retries:
-                        log_retry(spec, error, tries)
-                        await self.sleep(self.retry_policy.delay(tries, error))
-                        continue
-                    failures.failed(spec, error)
-                    break
+                    except Exception as raw:
+                        error = as_provider_error(raw, spec.provider)
+                        if error is None:
+                            raise
+                        if emitted:
+                            yield StreamError(
+                                f"the stream from {spec.id} broke after text was sent: {error}",
+                                model=spec.id,
+                                provider=spec.provider,
+                                status_code=error.status_code,
+                                retryable=error.retryable,
+                            )
+                            return
+                        tries += 1
+                        if error.retryable and tries <= self.retry_policy.max_retries:
+                            log_retry(spec, error, tries)
+                            await self.sleep(self.retry_policy.delay(tries, error))
+                            continue
+                        failures.failed(spec, error)
+                        break
+            finally:
+                await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
 
     async def embed(
