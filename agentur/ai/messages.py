@@ -74,6 +74,24 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """What a `web_search` call asks of the search engine (engines without a knob ignore it)."""
+
+    max_results: int | None = None
+    recency_days: int | None = None  # only results published within this many days
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One search result or cited source, as the engine reported it."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    published: str | None = None  # as the engine gives it (ISO date, "3/1/2025", …)
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
@@ -81,6 +99,7 @@ class CallOptions:
     response_format: str | dict[str, Any] = "text"
     # Explicit "provider:model" override; the selector is bypassed (restrictions still apply).
     model: str | None = None
+    search: SearchOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +121,8 @@ class AiResponse:
     provider: str
     latency_ms: float
     finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
+    # Search engines (`web_search`): the results behind the text, for callers that cite them.
+    sources: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
