@@ -16,5 +16,6 @@ class OperationType(StrEnum):
     neutralization_image = "neutralization_image"
     web_search = "web_search"
     web_crawl = "web_crawl"
+    translate = "translate"
     agent = "agent"
     embedding = "embedding"
