@@ -92,6 +92,22 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class AudioInput:
+    """Recorded speech for `speech_to_text`."""
+
+    data: bytes
+    file_name: str  # the wire formats want one (its suffix tells the container format)
+    mime_type: str = "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechOptions:
+    language: str | None = None  # ISO 639-1 hint for speech_to_text
+    voice: str | None = None  # text_to_speech
+    format: str = "mp3"  # text_to_speech output: mp3, opus, aac, flac, wav, pcm
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
@@ -100,6 +116,7 @@ class CallOptions:
     # Explicit "provider:model" override; the selector is bypassed (restrictions still apply).
     model: str | None = None
     search: SearchOptions | None = None
+    speech: SpeechOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +126,8 @@ class AiRequest:
     tools: tuple[ToolDefinition, ...] = ()
     options: CallOptions = field(default_factory=CallOptions)
     workflow_id: str | None = None
+    # `speech_to_text`: the recording. It cannot be neutralized; only the transcript can.
+    audio: AudioInput | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +142,8 @@ class AiResponse:
     finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
     # Search engines (`web_search`): the results behind the text, for callers that cite them.
     sources: tuple[Source, ...] = ()
+    # `text_to_speech`: the synthesized audio, in the requested format.
+    audio: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,5 +17,7 @@ class OperationType(StrEnum):
     web_search = "web_search"
     web_crawl = "web_crawl"
     translate = "translate"
+    speech_to_text = "speech_to_text"
+    text_to_speech = "text_to_speech"
     agent = "agent"
     embedding = "embedding"

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from agentur.egress.fetch import Fetched, fetch
 from agentur.errors import AgenturError, ForbiddenError, InvalidInputError
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import change_files
+from agentur.tools.workspace_access import store_file
 from agentur.tools.workspace_files import describe
 
 CACHE_KEY = "read_url_pages"
@@ -143,14 +143,7 @@ async def _save(page: Page, name: str, context: ToolContext) -> dict[str, Any]:
             page.text.encode(),
             "text/markdown" if page.content_type in HTML_TYPES else "text/plain",
         )
-
-    async def store(files: Any) -> Any:
-        async def chunks() -> Any:
-            yield data
-
-        return await files.upload(name, chunks(), mime_type=mime)
-
-    return describe(await change_files(context, store))
+    return describe(await store_file(context, name, data, mime))
 
 
 async def read_url(args: ReadUrlArguments, context: ToolContext) -> dict[str, Any]:

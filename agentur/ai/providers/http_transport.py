@@ -81,6 +81,18 @@ class HttpTransport:
             raise self._error(response, response.content)
         return self.decode(response.content)
 
+    async def post(self, path: str, **content: Any) -> httpx.Response:
+        """A POST with any httpx body (`json`, `data`, `files`); the reply as it came."""
+        try:
+            response = await self.client.post(
+                self.base_url + path, headers=self.headers, timeout=self.timeout, **content
+            )
+        except httpx.HTTPError as error:
+            raise error_from_transport(self.provider, error) from error
+        if response.status_code >= 400:
+            raise self._error(response, response.content)
+        return response
+
     async def stream_sse(
         self, path: str, payload: Any, *, params: Mapping[str, str] | None = None
     ) -> AsyncIterator[SseEvent]:

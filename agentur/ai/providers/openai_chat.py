@@ -37,6 +37,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.http_errors import broken_stream
 from agentur.ai.providers.http_transport import HttpProvider
+from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -214,6 +215,8 @@ class OpenAIChatProvider(HttpProvider):
         )
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        if request.operation in AUDIO_OPERATIONS:
+            return await audio_call(self.transport, model, request)
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
         body = await self.transport.post_json("/chat/completions", payload)
