@@ -82,7 +82,12 @@ def _html_text(body: bytes, url: str) -> tuple[str, str]:
     metadata = trafilatura.extract_metadata(body, default_url=url)
     title = (metadata.title if metadata else None) or ""
     if not text:
-        raise UnreadableContentError(f"{url} has no readable main text")
+        # No main text found (a link hub, a tiny page): all of its text rather than nothing.
+        from agentur.knowledge.extract import extract
+
+        text = extract(body, "page.html", "text/html").text
+    if not text.strip():
+        raise UnreadableContentError(f"{url} has no readable text")
     return title, text
 
 

@@ -47,12 +47,19 @@ async def read(
     return outcome.is_error, outcome.content if outcome.is_error else json.loads(outcome.content)
 
 
-async def test_an_article_page_comes_back_as_its_main_text_with_headings_and_links() -> None:
-    server = await site({"/alps": response(ARTICLE)})
+async def read_page(pages: dict[str, bytes], path: str, **limits: Any) -> tuple[bool, Any]:
+    """`path` read from a loopback site serving `pages` (the site allow-listed)."""
+    server = await site(pages)
     try:
-        failed, page = await read(allowing(server.port), url=f"http://127.0.0.1:{server.port}/alps")
+        return await read(
+            allowing(server.port, **limits), url=f"http://127.0.0.1:{server.port}{path}"
+        )
     finally:
         await server.stop()
+
+
+async def test_an_article_page_comes_back_as_its_main_text_with_headings_and_links() -> None:
+    failed, page = await read_page({"/alps": response(ARTICLE)}, "/alps")
     assert not failed, page
     text = page["content"]
     assert page["title"] == "Hiking in the Swiss Alps"
@@ -65,13 +72,8 @@ async def test_an_article_page_comes_back_as_its_main_text_with_headings_and_lin
 
 
 async def test_a_pdf_is_read_through_the_knowledge_extractor() -> None:
-    server = await site({"/report.pdf": response(pdf_bytes(), "application/pdf")})
-    try:
-        failed, page = await read(
-            allowing(server.port), url=f"http://127.0.0.1:{server.port}/report.pdf"
-        )
-    finally:
-        await server.stop()
+    pdf = response(pdf_bytes(), "application/pdf")
+    failed, page = await read_page({"/report.pdf": pdf}, "/report.pdf")
     assert not failed, page
     assert page["content_type"] == "application/pdf" and page["title"] == "Annual Report"
     assert "Revenue grew strongly in the alpine region" in page["content"]
@@ -108,13 +110,8 @@ async def test_a_redirect_into_a_private_address_is_refused_before_connecting() 
 
 
 async def test_an_oversized_body_is_refused_clearly() -> None:
-    server = await site({"/big": response(b"x" * 5_000, "text/plain")})
-    try:
-        failed, error = await read(
-            allowing(server.port, max_bytes=1_000), url=f"http://127.0.0.1:{server.port}/big"
-        )
-    finally:
-        await server.stop()
+    big = response(b"x" * 5_000, "text/plain")
+    failed, error = await read_page({"/big": big}, "/big", max_bytes=1_000)
     assert failed and "larger than 1000 bytes" in error
 
 
@@ -158,22 +155,12 @@ async def test_windows_cover_a_long_page_exactly_and_the_page_is_downloaded_once
 
 @pytest.mark.parametrize("content_type", ["image/png", "application/octet-stream"])
 async def test_an_unreadable_content_type_is_named(content_type: str) -> None:
-    server = await site({"/x": response(b"\x89PNG....", content_type)})
-    try:
-        failed, error = await read(allowing(server.port), url=f"http://127.0.0.1:{server.port}/x")
-    finally:
-        await server.stop()
+    failed, error = await read_page({"/x": response(b"\x89PNG....", content_type)}, "/x")
     assert failed and content_type in error and "HTML, PDF" in error
 
 
 async def test_an_error_status_is_reported() -> None:
-    server = await site({})
-    try:
-        failed, error = await read(
-            allowing(server.port), url=f"http://127.0.0.1:{server.port}/gone"
-        )
-    finally:
-        await server.stop()
+    failed, error = await read_page({}, "/gone")
     assert failed and "HTTP 404" in error
 
 
@@ -202,3 +189,9 @@ async def test_save_as_stores_the_document_as_a_workspace_file(runtime: Runtime,
     assert stored_pdf.mime_type == "application/pdf" and stored_pdf.size == len(pdf_bytes())
     assert stored_text == article["content"] and "ADVERTISEMENT" not in stored_text
     assert failed and "read-only" in refused
+
+
+async def test_a_page_without_any_text_is_refused_clearly() -> None:
+    empty = response(b"<html><body><div></div></body></html>")
+    failed, error = await read_page({"/empty": empty}, "/empty")
+    assert failed and "has no readable text" in error
