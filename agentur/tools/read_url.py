@@ -67,10 +67,18 @@ def media_type(content_type: str) -> str:
 
 
 def _html_text(body: bytes, url: str) -> tuple[str, str]:
-    import trafilatura  # heavy import; only when a page is read
+    # Heavy imports; only when a page is read.
+    import trafilatura
+    from trafilatura.metadata import extract_title
+    from trafilatura.utils import load_html
 
+    tree = load_html(body)
+    if tree is None:
+        raise UnreadableContentError(f"{url} is not parseable HTML")
+    # Title only: trafilatura's full metadata pass (dates, authors) costs more than the text.
+    title = extract_title(tree) or ""
     text = trafilatura.extract(
-        body,
+        tree,
         url=url,
         output_format="markdown",
         include_links=True,
@@ -79,8 +87,6 @@ def _html_text(body: bytes, url: str) -> tuple[str, str]:
         include_comments=False,
         with_metadata=False,
     )
-    metadata = trafilatura.extract_metadata(body, default_url=url)
-    title = (metadata.title if metadata else None) or ""
     if not text:
         # No main text found (a link hub, a tiny page): all of its text rather than nothing.
         from agentur.knowledge.extract import extract
