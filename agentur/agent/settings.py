@@ -86,6 +86,20 @@ class AgentSettings(PartSettings):
         "refusal of non-global addresses (an intranet service you trust).",
     )
 
+    # `read_url` reads web pages for the model: tighter caps than any tool fetch, named after
+    # the tool family (AGENTUR_WEB_*) because operators look for them there.
+    web_max_bytes: int = Field(
+        default=5 * MEBIBYTE,
+        ge=1,
+        description="Largest page or document `read_url` downloads; a larger one is refused, "
+        "never cut.",
+    )
+    web_timeout_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        description="Time limit of one `read_url` download, redirects included.",
+    )
+
     @field_validator("agent_egress_allowed_hosts")
     @classmethod
     def _allow_list_parses(cls, value: str) -> str:

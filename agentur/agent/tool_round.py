@@ -3,6 +3,7 @@ the lifecycle wrapper in A4 order, recording them in the conversation and the tr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from pydantic import BaseModel
@@ -84,6 +85,7 @@ async def run_tools(
         workflow_id=run.prepared.workflow_id,
         run_id=run.prepared.run_id,
         extras=run.extras,
+        web_egress=web_policy(settings),
     )
     limits = ToolLimits(
         timeout_seconds=settings.agent_tool_timeout_seconds,
@@ -128,4 +130,13 @@ def egress_policy(settings: AgentSettings) -> EgressPolicy:
         max_bytes=settings.agent_egress_max_bytes,
         max_redirects=settings.agent_egress_max_redirects,
         allowed=settings.egress_allowed,
+    )
+
+
+def web_policy(settings: AgentSettings) -> EgressPolicy:
+    """The tool policy with the web caps `read_url` downloads under."""
+    return replace(
+        egress_policy(settings),
+        timeout_seconds=settings.web_timeout_seconds,
+        max_bytes=settings.web_max_bytes,
     )

@@ -88,6 +88,40 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """What a `web_search` call asks of the search engine (engines without a knob ignore it)."""
+
+    max_results: int | None = None
+    recency_days: int | None = None  # only results published within this many days
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One search result or cited source, as the engine reported it."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    published: str | None = None  # as the engine gives it (ISO date, "3/1/2025", …)
+
+
+@dataclass(frozen=True, slots=True)
+class AudioInput:
+    """Recorded speech for `speech_to_text`."""
+
+    data: bytes
+    file_name: str  # the wire formats want one (its suffix tells the container format)
+    mime_type: str = "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechOptions:
+    language: str | None = None  # ISO 639-1 hint for speech_to_text
+    voice: str | None = None  # text_to_speech
+    format: str = "mp3"  # text_to_speech output: mp3, opus, aac, flac, wav, pcm
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
@@ -95,6 +129,8 @@ class CallOptions:
     response_format: str | dict[str, Any] = "text"
     # Explicit "provider:model" override; the selector is bypassed (restrictions still apply).
     model: str | None = None
+    search: SearchOptions | None = None
+    speech: SpeechOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +140,8 @@ class AiRequest:
     tools: tuple[ToolDefinition, ...] = ()
     options: CallOptions = field(default_factory=CallOptions)
     workflow_id: str | None = None
+    # `speech_to_text`: the recording. It cannot be neutralized; only the transcript can.
+    audio: AudioInput | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +154,10 @@ class AiResponse:
     provider: str
     latency_ms: float
     finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
+    # Search engines (`web_search`): the results behind the text, for callers that cite them.
+    sources: tuple[Source, ...] = ()
+    # `text_to_speech`: the synthesized audio, in the requested format.
+    audio: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from functools import lru_cache
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.settings import PriceOverride
 
+STT, TTS = Capability.speech_to_text, Capability.text_to_speech
 T, V, S, R, E, SO, W = (
     Capability.tools,
     Capability.vision,
@@ -53,6 +54,9 @@ CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
         _chat("o4-mini", REASONING, 200_000, 100_000, 8, 5),
         _embedding("text-embedding-3-small", 1536),
         _embedding("text-embedding-3-large", 3072),
+        # /audio/transcriptions and /audio/speech (OpenAI caps speech input at 4,096 chars)
+        CatalogEntry("gpt-4o-mini-transcribe", frozenset({STT}), 16_000, 2_000, 7, 8),
+        CatalogEntry("gpt-4o-mini-tts", frozenset({TTS}), 2_000, 0, 7, 8),
     ),
     "anthropic": (
         _chat("claude-sonnet-4-5", REASONING, 200_000, 64_000, 10, 5),

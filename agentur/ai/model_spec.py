@@ -14,6 +14,8 @@ class Capability(StrEnum):
     embeddings = "embeddings"
     structured_output = "structured_output"
     web_search = "web_search"
+    speech_to_text = "speech_to_text"
+    text_to_speech = "text_to_speech"
 
 
 @dataclass(frozen=True, slots=True)

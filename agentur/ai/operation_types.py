@@ -16,5 +16,8 @@ class OperationType(StrEnum):
     neutralization_image = "neutralization_image"
     web_search = "web_search"
     web_crawl = "web_crawl"
+    translate = "translate"
+    speech_to_text = "speech_to_text"
+    text_to_speech = "text_to_speech"
     agent = "agent"
     embedding = "embedding"

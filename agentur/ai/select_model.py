@@ -22,6 +22,7 @@ CONFIGURE_HINT = (
     "AGENTUR_MISTRAL_API_KEY or AGENTUR_OPENAI_COMPATIBLE_BASE_URL (with "
     "AGENTUR_OPENAI_COMPATIBLE_MODELS)"
 )
+AUDIO_OPERATIONS = frozenset({OperationType.speech_to_text, OperationType.text_to_speech})
 # Output room a chat call needs beyond its prompt when the caller set no max_output_tokens.
 MIN_OUTPUT_ROOM = 1_024
 
@@ -48,6 +49,9 @@ def needs_of(request: AiRequest, prompt_tokens: int) -> Needs:
         chat = False
     elif operation is OperationType.web_search:
         capabilities.add(Capability.web_search)
+        chat = False
+    elif operation in AUDIO_OPERATIONS:
+        capabilities.add(Capability(operation.value))
         chat = False
     elif operation in (OperationType.image_analyse, OperationType.neutralization_image):
         capabilities.add(Capability.vision)

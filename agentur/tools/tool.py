@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from agentur.context import RequestContext
+from agentur.egress.policy import EgressPolicy
 
 if TYPE_CHECKING:
     from agentur.runtime_parts import RuntimeParts
@@ -27,6 +28,8 @@ class ToolContext:
     runtime: RuntimeParts
     workflow_id: str | None = None
     run_id: str | None = None
+    # What `read_url` may download (web caps, the deployment's allow-list); the loop sets it.
+    web_egress: EgressPolicy = field(default_factory=EgressPolicy)
     # Free slots for the loop to hand down (remaining budget, sub-agent limits, …).
     extras: dict[str, Any] = field(default_factory=dict)
 

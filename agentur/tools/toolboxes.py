@@ -37,6 +37,10 @@ TOOLBOXES: dict[str, Toolbox] = {
         Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
         Toolbox("ai", "Summaries, translation, image and media helpers.", default_on=True),
         Toolbox("datasources", "Connected data sources and documents.", default_on=True),
+        # No connection needed: read_url works everywhere (egress permitting); web_search and
+        # the gateway-backed language tools name the provider setting they miss when called.
+        Toolbox("web", "Search the web and read web pages and online documents."),
+        Toolbox("language", "Detect language, translate, speech to text and text to speech."),
         Toolbox("email", "Read and send e-mail.", requires_connection="microsoft"),
         Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
         Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),

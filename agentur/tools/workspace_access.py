@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
+from agentur.storage.models import File
 from agentur.tools.tool import ToolContext
 from agentur.workflows.service import WorkflowService
 from agentur.workspace.files import FileService
@@ -44,6 +45,17 @@ async def change_files(
         changed = await change(files)
         await files.commit()
         return changed
+
+
+async def store_file(context: ToolContext, name: str, data: bytes, mime_type: str) -> File:
+    """A new workspace file holding `data` (a free name is chosen if `name` is taken)."""
+
+    async def one_chunk() -> AsyncIterator[bytes]:
+        yield data
+
+    return await change_files(
+        context, lambda files: files.upload(name, one_chunk(), mime_type=mime_type)
+    )
 
 
 async def change_folders(

@@ -79,7 +79,17 @@ def reidentify_response(response: AiResponse, mapping: PlaceholderMap) -> AiResp
         ToolCall(call.id, call.name, reidentify_arguments(call.arguments, mapping))
         for call in response.tool_calls
     )
-    return replace(response, text=mapping.reidentify(response.text), tool_calls=calls)
+    sources = tuple(
+        replace(
+            source,
+            title=mapping.reidentify(source.title),
+            snippet=mapping.reidentify(source.snippet),
+        )
+        for source in response.sources
+    )
+    return replace(
+        response, text=mapping.reidentify(response.text), tool_calls=calls, sources=sources
+    )
 
 
 def reidentify_json_fragment(text: str, mapping: PlaceholderMap) -> str:

@@ -138,14 +138,16 @@ class HttpTransport:
         model: str | None = None,
         params: Mapping[str, str] | None = None,
     ) -> Any:
+        response = await self.post(path, model=model, json=payload, params=params)
+        return self.decode(response.content, model=model)
+
+    async def post(self, path: str, *, model: str | None = None, **content: Any) -> httpx.Response:
+        """A POST with any httpx body (`json`, `data`, `files`) under the whole-call limit;
+        the reply as it came."""
         try:
             async with asyncio.timeout(self.timeouts.request):
                 response = await self.client.post(
-                    self.base_url + path,
-                    json=payload,
-                    headers=self.headers,
-                    params=params,
-                    timeout=self.timeout,
+                    self.base_url + path, headers=self.headers, timeout=self.timeout, **content
                 )
         except TimeoutError:
             raise self._timeout(ErrorKind.reply_timeout, "request", model) from None
@@ -153,7 +155,7 @@ class HttpTransport:
             raise error_from_transport(self.provider, error, model=model, host=self.host) from error
         if response.status_code >= 400:
             raise self._status_error(response, response.content, model)
-        return self.decode(response.content, model=model)
+        return response
 
     async def stream_sse(
         self,

@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from agentur.ai.messages import (
@@ -24,6 +25,7 @@ from agentur.ai.messages import (
     AiResponse,
     Message,
     Role,
+    Source,
     StreamDone,
     StreamEvent,
     TextDelta,
@@ -34,6 +36,7 @@ from agentur.ai.messages import (
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
+from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -153,6 +156,14 @@ class OpenAIChatProvider(HttpProvider):
         """Text appended to the answer from top-level reply fields (Perplexity citations)."""
         return ""
 
+    def sources(self, body: dict[str, Any]) -> tuple[Source, ...]:
+        """Structured sources from top-level reply fields (Perplexity search results)."""
+        return ()
+
+    def extra_payload(self, request: AiRequest) -> dict[str, Any]:
+        """Vendor fields added to the request body (Perplexity search filters)."""
+        return {}
+
     # -- requests ------------------------------------------------------------------------
     def build_payload(self, model: ModelSpec, request: AiRequest, *, stream: bool) -> dict:
         options = request.options
@@ -186,6 +197,7 @@ class OpenAIChatProvider(HttpProvider):
             payload["temperature"] = options.temperature
         if (format_ := response_format(options.response_format)) is not None:
             payload["response_format"] = format_
+        payload.update(self.extra_payload(request))
         if stream:
             payload["stream"] = True
             if self.send_stream_options:
@@ -213,6 +225,8 @@ class OpenAIChatProvider(HttpProvider):
         )
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+        if request.operation in AUDIO_OPERATIONS:
+            return await audio_call(self.transport, model, request)
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
         body = await self.transport.post_json("/chat/completions", payload, model=model.name)
@@ -229,7 +243,9 @@ class OpenAIChatProvider(HttpProvider):
         )
         text = content_text(message.get("content")) + self.extra_text(body)
         usage = parse_usage(body.get("usage"))
-        return self._response(model, text, calls, usage, choice.get("finish_reason"), started)
+        response = self._response(model, text, calls, usage, choice.get("finish_reason"), started)
+        sources = self.sources(body)
+        return replace(response, sources=sources) if sources else response
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from agentur.ai.messages import Message
+from agentur.ai.messages import AiRequest, Message, Source
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
+from agentur.ai.providers.tavily import days_ago
 
 PERPLEXITY_BASE_URL = "https://api.perplexity.ai"
 
@@ -51,3 +52,29 @@ class PerplexityProvider(OpenAIChatProvider):
 
     def extra_text(self, body: dict[str, Any]) -> str:
         return format_sources(body)
+
+    def sources(self, body: dict[str, Any]) -> tuple[Source, ...]:
+        results = body.get("search_results")
+        if isinstance(results, list) and results:
+            return tuple(
+                Source(
+                    url=str(item["url"]),
+                    title=str(item.get("title") or ""),
+                    snippet=str(item.get("snippet") or "").strip(),
+                    published=item.get("date") or None,
+                )
+                for item in results
+                if isinstance(item, dict) and item.get("url")
+            )
+        citations = body.get("citations")
+        if isinstance(citations, list):
+            return tuple(Source(url=str(url)) for url in citations if isinstance(url, str))
+        return ()
+
+    def extra_payload(self, request: AiRequest) -> dict[str, Any]:
+        search = request.options.search
+        if search is None or not search.recency_days:
+            return {}
+        after = days_ago(search.recency_days)
+        # Perplexity wants "%m/%d/%Y" without leading zeros ("3/1/2025").
+        return {"search_after_date_filter": f"{after.month}/{after.day}/{after.year}"}

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
     Role,
+    Source,
     StreamDone,
     StreamEvent,
     TextDelta,
@@ -29,6 +31,23 @@ from agentur.ai.providers.scripted import estimate_tokens
 
 TAVILY_BASE_URL = "https://api.tavily.com"
 MAX_QUERY_CHARS = 400
+
+
+def days_ago(days: int, today: date | None = None) -> date:
+    return (today or datetime.now(UTC).date()) - timedelta(days=days)
+
+
+def sources_of(body: dict[str, Any]) -> tuple[Source, ...]:
+    return tuple(
+        Source(
+            url=str(result["url"]),
+            title=str(result.get("title") or ""),
+            snippet=str(result.get("content") or "").strip(),
+            published=result.get("published_date") or None,
+        )
+        for result in body.get("results") or []
+        if isinstance(result, dict) and result.get("url")
+    )
 
 
 def format_results(body: dict[str, Any]) -> str:
@@ -61,18 +80,23 @@ class TavilyProvider(HttpProvider):
             raise self.transport.fail(
                 ErrorKind.bad_request, "no user message to search for", model=model.name
             )
-        return {
+        search = request.options.search
+        payload: dict[str, Any] = {
             "query": query[:MAX_QUERY_CHARS],
-            "max_results": self.max_results,
+            "max_results": (search.max_results if search else None) or self.max_results,
             "search_depth": "advanced" if "advanced" in model.name else "basic",
             "include_answer": True,
         }
+        if search and search.recency_days:
+            payload["start_date"] = days_ago(search.recency_days).isoformat()
+        return payload
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         payload = self.build_payload(model, request)
         body = await self.transport.post_json("/search", payload, model=model.name)
-        text = format_results(body if isinstance(body, dict) else {})
+        body = body if isinstance(body, dict) else {}
+        text = format_results(body)
         return AiResponse(
             text=text,
             tool_calls=(),
@@ -82,6 +106,7 @@ class TavilyProvider(HttpProvider):
             provider=self.name,
             latency_ms=(time.perf_counter() - started) * 1000,
             finish_reason="stop",
+            sources=sources_of(body),
         )
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:

@@ -5,11 +5,22 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from agentur.ai.messages import StreamDone, TextDelta, Usage
+from agentur.ai.messages import (
+    AiRequest,
+    CallOptions,
+    Message,
+    SearchOptions,
+    Source,
+    StreamDone,
+    TextDelta,
+    Usage,
+)
+from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.mistral import MistralProvider, mistral_tool_call_id
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.providers.perplexity import PerplexityProvider
+from agentur.ai.providers.tavily import days_ago
 from tests.ai.providers.helpers import ask, collect, conversation, spec
 from tests.ai.wire_servers import (
     WireServer,
@@ -146,3 +157,42 @@ async def test_adapter_without_injected_client_owns_and_closes_one(
     assert adapter.transport.client is client  # one pool, reused
     await adapter.aclose()
     assert client.is_closed
+
+
+async def test_perplexity_sends_the_recency_filter_and_reports_structured_sources(
+    http_client: httpx.AsyncClient, perplexity_server: WireServer
+) -> None:
+    model = spec("perplexity", "sonar")
+    adapter = PerplexityProvider(
+        client=http_client, api_key="pk", base_url=perplexity_server.base_url, models=[model]
+    )
+    results = {
+        "search_results": [
+            {
+                "title": "Glacier report",
+                "url": "https://news.example/glacier",
+                "date": "2026-11-20",
+                "snippet": "Ice lost. ",
+            }
+        ]
+    }
+    perplexity_server.enqueue(
+        openai_message("Glaciers shrink [1].", extra=results),
+        openai_message("No sources.", extra={"citations": ["https://a.example/x"]}),
+    )
+    search = AiRequest(
+        OperationType.web_search,
+        (Message.user("glacier melt"),),
+        options=CallOptions(search=SearchOptions(recency_days=7)),
+    )
+    response = await adapter.complete(model, search)
+    after = days_ago(7)
+    assert perplexity_server.last.json["search_after_date_filter"] == (
+        f"{after.month}/{after.day}/{after.year}"
+    )
+    assert response.sources == (
+        Source("https://news.example/glacier", "Glacier report", "Ice lost.", "2026-11-20"),
+    )
+    plain = await adapter.complete(model, ask("x"))
+    assert "search_after_date_filter" not in perplexity_server.last.json
+    assert plain.sources == (Source("https://a.example/x"),)

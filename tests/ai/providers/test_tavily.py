@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import httpx
 import pytest
 
-from agentur.ai.messages import Message, StreamDone, TextDelta
+from agentur.ai.messages import (
+    AiRequest,
+    CallOptions,
+    Message,
+    SearchOptions,
+    Source,
+    StreamDone,
+    TextDelta,
+)
+from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
-from agentur.ai.providers.tavily import MAX_QUERY_CHARS, TavilyProvider
+from agentur.ai.providers.tavily import MAX_QUERY_CHARS, TavilyProvider, days_ago
 from tests.ai.providers.helpers import ask, collect, spec
 from tests.ai.wire_servers import WireServer, tavily_error, tavily_results
 
@@ -83,3 +94,34 @@ async def test_long_query_is_cut_stream_and_errors(
         await provider(tavily_server, http_client).complete(
             SEARCH, type(ask())(ask().operation, ())
         )
+
+
+async def test_search_options_and_structured_sources(
+    http_client: httpx.AsyncClient, tavily_server: WireServer
+) -> None:
+    tavily_server.enqueue(
+        tavily_results(
+            [
+                ("Glacier report", "https://news.example/glacier", " Ice lost. ", "2026-11-20"),
+                ("No date", "https://blog.example/post", "Text."),
+            ]
+        )
+    )
+    request = AiRequest(
+        OperationType.web_search,
+        (Message.user("glacier melt"),),
+        options=CallOptions(search=SearchOptions(max_results=2, recency_days=30)),
+    )
+    response = await provider(tavily_server, http_client).complete(SEARCH, request)
+
+    sent = tavily_server.last.json
+    assert sent["max_results"] == 2
+    assert sent["start_date"] == days_ago(30).isoformat()
+    assert response.sources == (
+        Source("https://news.example/glacier", "Glacier report", "Ice lost.", "2026-11-20"),
+        Source("https://blog.example/post", "No date", "Text.", None),
+    )
+
+
+def test_days_ago_counts_back_from_today() -> None:
+    assert days_ago(30, date(2026, 3, 1)) == date(2026, 1, 30)

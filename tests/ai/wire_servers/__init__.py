@@ -40,6 +40,7 @@ from tests.ai.wire_servers.anthropic_replies import (
     anthropic_tool_use,
     anthropic_tool_uses,
 )
+from tests.ai.wire_servers.audio_replies import form_fields, openai_speech, openai_transcription
 from tests.ai.wire_servers.google_replies import (
     google_error,
     google_function_call,
@@ -73,6 +74,7 @@ __all__ = [
     "anthropic_text",
     "anthropic_tool_use",
     "anthropic_tool_uses",
+    "form_fields",
     "google_error",
     "google_function_call",
     "google_function_calls",
@@ -82,10 +84,12 @@ __all__ = [
     "openai_embeddings",
     "openai_error",
     "openai_message",
+    "openai_speech",
     "openai_stream",
     "openai_text",
     "openai_tool_call",
     "openai_tool_calls",
+    "openai_transcription",
     "openai_usage",
     "tavily_error",
     "tavily_results",

@@ -1,0 +1,67 @@
+"""`text_to_speech` (T3): a text spoken through the gateway's `text_to_speech` operation
+(OpenAI `/audio/speech` wire format), stored as a workspace audio file."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agentur.ai.messages import AiRequest, CallOptions, Message, SpeechOptions
+from agentur.ai.operation_types import OperationType
+from agentur.errors import AgenturError
+from agentur.tools.gateway_call import call_gateway
+from agentur.tools.speech_to_text import MISSING_AUDIO_PROVIDER
+from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.workspace_access import store_file
+from agentur.tools.workspace_files import describe
+
+AudioFormat = Literal["mp3", "opus", "aac", "flac", "wav"]
+MIME_TYPES = {
+    "mp3": "audio/mpeg",
+    "opus": "audio/ogg",
+    "aac": "audio/aac",
+    "flac": "audio/flac",
+    "wav": "audio/wav",
+}
+MAX_CHARS = 4_096  # what /audio/speech accepts in one call
+
+
+class TextToSpeechArguments(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_CHARS, description="What to say.")
+    voice: str | None = Field(default=None, max_length=40, description="e.g. alloy, nova.")
+    format: AudioFormat = Field(default="mp3", description="Audio format of the file.")
+    save_as: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=255,
+        description="File name (default speech.<format>).",
+    )
+
+
+async def text_to_speech(args: TextToSpeechArguments, context: ToolContext) -> dict[str, Any]:
+    request = AiRequest(
+        OperationType.text_to_speech,
+        (Message.user(args.text),),
+        options=CallOptions(speech=SpeechOptions(voice=args.voice, format=args.format)),
+        workflow_id=context.workflow_id,
+    )
+    response = await call_gateway(context, request, MISSING_AUDIO_PROVIDER)
+    if not response.audio:
+        raise AgenturError(f"{response.model} returned no audio")
+    name = args.save_as or f"speech.{args.format}"
+    saved = await store_file(context, name, response.audio, MIME_TYPES[args.format])
+    return {**describe(saved), "model": response.model, "characters": len(args.text)}
+
+
+TOOLS = [
+    Tool(
+        name="text_to_speech",
+        description="Speak a text (up to 4,096 characters) into a workspace audio file.",
+        arguments=TextToSpeechArguments,
+        handler=text_to_speech,
+        read_only=False,
+        toolbox="language",
+        timeout_seconds=300.0,
+    )
+]

@@ -1,0 +1,116 @@
+"""`translate` (T3): a text or a workspace file into another language, through the gateway's
+`translate` operation (model selection, neutralization and billing as for every call).
+
+Long inputs go in windows cut at paragraph and sentence boundaries, one call each, so no
+model has to return more than it can; the translations are joined in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from agentur.ai.messages import AiRequest, CallOptions, Message
+from agentur.ai.operation_types import OperationType
+from agentur.tools.gateway_call import call_gateway
+from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.workspace_access import file_service
+
+MAX_CHARS = 200_000
+WINDOW_CHARS = 6_000
+# Output room per window: translations run up to ~1.5x the source in tokens (~4 chars each).
+WINDOW_OUTPUT_TOKENS = WINDOW_CHARS * 3 // 8 + 256
+MISSING = (
+    "no chat model is configured to translate with; set AGENTUR_OPENAI_API_KEY, "
+    "AGENTUR_ANTHROPIC_API_KEY, AGENTUR_GOOGLE_API_KEY, AGENTUR_MISTRAL_API_KEY or "
+    "AGENTUR_OPENAI_COMPATIBLE_BASE_URL"
+)
+
+
+class TranslateArguments(BaseModel):
+    text: str | None = Field(default=None, max_length=MAX_CHARS, description="Text to translate.")
+    file_id: str | None = Field(default=None, description="Or: a workspace text file.")
+    target_language: str = Field(
+        min_length=2,
+        max_length=40,
+        description="Language to translate into, e.g. 'de' or 'French'.",
+    )
+    source_language: str | None = Field(
+        default=None, max_length=40, description="Language of the input, if known."
+    )
+
+    @model_validator(mode="after")
+    def _one_input(self) -> TranslateArguments:
+        if (self.text is None) == (self.file_id is None):
+            raise ValueError("give either text or file_id")
+        return self
+
+
+def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
+    """`text` in consecutive pieces of at most `size` characters that join back to it exactly."""
+    if len(text) <= size:
+        return [text]
+    from semantic_text_splitter import TextSplitter
+
+    return TextSplitter(size, trim=False).chunks(text)
+
+
+def instructions(target: str, source: str | None) -> str:
+    origin = f"from {source} " if source else ""
+    return (
+        f"Translate the user's text {origin}into {target}. Keep its formatting (paragraphs, "
+        "lists, Markdown) and keep placeholders in square brackets such as [EMAIL_1] exactly "
+        "as they are. Answer with the translation only."
+    )
+
+
+async def _input_text(args: TranslateArguments, context: ToolContext) -> str:
+    if args.text is not None:
+        return args.text
+    async with file_service(context) as files:
+        _, text = await files.read_text(args.file_id or "")
+    return text
+
+
+async def translate(args: TranslateArguments, context: ToolContext) -> dict[str, Any]:
+    text = await _input_text(args, context)
+    system = Message.system(instructions(args.target_language, args.source_language))
+    parts: list[str] = []
+    models: list[str] = []
+    for window in windows(text):
+        if not window.strip():
+            parts.append(window)
+            continue
+        request = AiRequest(
+            OperationType.translate,
+            (system, Message.user(window)),
+            options=CallOptions(temperature=0.0, max_output_tokens=WINDOW_OUTPUT_TOKENS),
+            workflow_id=context.workflow_id,
+        )
+        response = await call_gateway(context, request, MISSING)
+        # The splitter keeps the whitespace between windows; the model may not.
+        lead = window[: len(window) - len(window.lstrip())]
+        trail = window[len(window.rstrip()) :]
+        parts.append(lead + response.text.strip() + trail)
+        models.append(response.model)
+    return {
+        "translation": "".join(parts),
+        "target_language": args.target_language,
+        "windows": len(parts),
+        "source_length": len(text),
+        "models": sorted(set(models)),
+    }
+
+
+TOOLS = [
+    Tool(
+        name="translate",
+        description="Translate a text or a workspace text file into another language; long "
+        "inputs are translated window by window.",
+        arguments=TranslateArguments,
+        handler=translate,
+        read_only=True,
+        toolbox="language",
+        timeout_seconds=600.0,  # a long file is many model calls
+    )
+]
