@@ -21,6 +21,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
+from agentur.agent.conversation_manager import ROUND_CONTEXT_HEADER
 from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.neutralization.placeholder_map import PLACEHOLDER
 from agentur.storage.database import create_engine
@@ -150,14 +151,22 @@ async def _neutralized_runs_from_both(
     # One map: every value kept, each under its own placeholder (no worker overwrote another).
     assert sorted(stored.values()) == sorted(emails)
     # What the model saw matches that map: each prompt's placeholder stands for its address.
+    checked = 0
     for request in model.received[sent:]:
         body = request.body.decode()
         assert not any(email in body for email in emails)
         last_user = [m for m in request.json["messages"] if m["role"] == "user"][-1]["content"]
-        (placeholder,) = {m.group() for m in PLACEHOLDER.finditer(last_user)}
+        # The agent's prompt, without the round context joined onto it (clock, memory); the
+        # workflow-memory extraction calls have other prompts and are covered by the leak check.
+        prompt = last_user.split(ROUND_CONTEXT_HEADER)[0].strip()
+        if not prompt.startswith("Write to"):
+            continue
+        (placeholder,) = {m.group() for m in PLACEHOLDER.finditer(prompt)}
         assert f"Write to {stored[placeholder]} please" == PLACEHOLDER.sub(
-            lambda m: stored[m.group()], last_user
+            lambda m: stored[m.group()], prompt
         )
+        checked += 1
+    assert checked == WRITERS
 
 
 async def _rate_limit_across_both(a: httpx.AsyncClient, b: httpx.AsyncClient) -> None:
