@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentur.errors import AgenturError
@@ -94,6 +95,7 @@ def _describe_validation(error: RequestValidationError) -> tuple[str, list[dict[
     return "; ".join(parts) or "invalid request", fields
 
 
+CHARACTER_NOT_IN_REPERTOIRE = "22021"  # SQLSTATE of a NUL in PostgreSQL text
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
@@ -129,3 +131,15 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def _unexpected(request: Request, error: Exception) -> JSONResponse:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem(500, "Internal error", "an unexpected error occurred; see the server log")
+
+    @app.exception_handler(DBAPIError)
+    async def _database(request: Request, error: DBAPIError) -> JSONResponse:
+        # SQLSTATE class 22 is "data exception": a value the database cannot take, such as
+        # text with a NUL character (PostgreSQL stores none). That is bad input, not a fault.
+        state = str(getattr(error.orig, "sqlstate", "") or "")
+        if state == CHARACTER_NOT_IN_REPERTOIRE:
+            return problem(422, "Invalid input", "text must not contain NUL (U+0000) characters")
+        if state.startswith("22"):
+            reason = str(error.orig).splitlines()[0].removeprefix("<class ").split(">: ")[-1]
+            return problem(422, "Invalid input", f"a value cannot be stored: {reason}")
+        return await _unexpected(request, error)

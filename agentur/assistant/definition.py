@@ -159,7 +159,9 @@ OpeningRange = Annotated[str, WithJsonSchema({"type": "string", "pattern": OPENI
 class OpeningHours(Strict):
     timezone: str = "UTC"
     # {"mon": ["08:00-12:00", "13:00-17:00"], …}; a missing day is closed.
-    days: dict[Weekday, list[OpeningRange]] = Field(default_factory=dict)
+    days: dict[Weekday, Annotated[list[OpeningRange], Field(max_length=10)]] = Field(
+        default_factory=dict
+    )
 
     @field_validator("timezone")
     @classmethod
@@ -202,7 +204,7 @@ class ApiEndpoint(Strict):
     description: str = ""
     # Per path parameter a regex its value must match in full (default: a safe token).
     path_params: dict[str, str] = Field(default_factory=dict)
-    query_params: list[str] = Field(default_factory=list)
+    query_params: list[str] = Field(default_factory=list, max_length=50)
     body_schema: dict[str, Any] | None = None
 
     @field_validator("path")
@@ -250,7 +252,7 @@ class KnowledgeScope(Strict):
     folder_ids: list[str] = Field(default_factory=list, max_length=MAX_KNOWLEDGE_IDS)
     file_ids: list[str] = Field(default_factory=list, max_length=MAX_KNOWLEDGE_IDS)
     scopes: list[Literal["personal", "feature_instance", "mandate", "global"]] = Field(
-        default_factory=lambda: ["mandate", "global"]
+        default_factory=lambda: ["mandate", "global"], max_length=4
     )
 
 

@@ -106,3 +106,21 @@ async def test_agent_budget_must_be_finite(client: httpx.AsyncClient, tenants: T
             "/v1/agent/runs", json={"prompt": "hi", "config": config}, headers=alice.headers
         )
         assert_problem(wrong, 422, next(iter(config)))
+
+
+async def test_text_the_database_cannot_store_is_bad_input(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    """PostgreSQL stores no NUL in text: a 422 saying so, never a 500 (SQLite stores it)."""
+    alice = await tenants.member()
+    headers = {**alice.headers, **JSON}
+    answers = [
+        await client.post("/v1/workflows", content=b'{"title": "a\\u0000b"}', headers=headers),
+        await client.get("/v1/files", params={"search": "a\x00"}, headers=alice.headers),
+        await client.get("/v1/files/a%00b", headers=alice.headers),
+    ]
+    if runtime.database.engine.dialect.name == "postgresql":
+        for answer in answers:
+            assert_problem(answer, 422, "NUL")
+    else:
+        assert [a.status_code for a in answers] == [201, 200, 404]
