@@ -77,6 +77,8 @@ def test_every_operation_keeps_the_openapi_contract(live_server: tuple[str, str]
             "checks": {"enabled": True},
             "workers": 1,
             "request-timeout": 30,
+            # No state kept between runs (and no .schemathesis/ folder in the work tree).
+            "cache": {"enabled": False},
         }
     )
     schema = schemathesis.openapi.from_url(f"{url}/openapi.json", config=config)
