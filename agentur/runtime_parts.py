@@ -18,6 +18,7 @@ from agentur.config import Settings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
+from agentur.storage.private_files import secure_data_dir
 from agentur.workspace.files import WorkspaceLimits
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class RuntimeParts:
 
     @classmethod
     def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Self:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        secure_data_dir(settings.data_dir, settings.resolved_database_url)
         database = Database(settings.resolved_database_url)
         return cls(
             settings=settings,

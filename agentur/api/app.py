@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from agentur import __version__
+from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
     agent_runs,
@@ -23,19 +24,26 @@ from agentur.api.routes import (
     models,
     workflows,
 )
+from agentur.assistant.settings import AssistantSettings
 from agentur.config import Settings
 from agentur.knowledge.background import start_background_indexing
+from agentur.knowledge.store import knowledge_store
 from agentur.runtime import Runtime
 
 
-def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
-    """An app over `runtime` (tests pass one) or over a runtime built from `settings`."""
+def create_app(
+    settings: Settings | None = None, *, runtime: Runtime | None = None, migrate: bool = True
+) -> FastAPI:
+    """An app over `runtime` (tests pass one) or over a runtime built from `settings`.
+
+    `migrate=False` when the caller has just migrated (`agentur serve`), so the schema check
+    does not run, and log, twice per start."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
         app.state.runtime = runtime or Runtime.from_settings(settings or Settings())
-        if owned:
+        if owned and migrate:
             await app.state.runtime.migrate()
         stop_indexing = start_background_indexing(app.state.runtime) if owned else None
         try:
@@ -50,6 +58,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     if runtime is not None:
         app.state.runtime = runtime
     install_problem_handlers(app)
+    install_openapi(app, lambda: setting_limits(app.state.runtime))
     app.include_router(health.router)
     for module in (me, files, folders, workflows):
         app.include_router(module.router, prefix="/v1")
@@ -61,3 +70,14 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.include_router(module.router, prefix="/v1")
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
     return app
+
+
+def setting_limits(runtime: Runtime) -> dict[str, int]:
+    """The configured limits the OpenAPI document states (see `agentur.api.openapi`)."""
+    settings = runtime.settings
+    return {
+        "max_name_length": settings.max_name_length,
+        "max_read_window": settings.max_read_window,
+        "knowledge_max_search_limit": knowledge_store(runtime).settings.knowledge_max_search_limit,
+        "assistant_max_message_chars": AssistantSettings().assistant_max_message_chars,
+    }

@@ -10,7 +10,13 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 
 from agentur.ai.service import AiService
-from agentur.api.dependencies import RuntimeDep, SessionDep, get_request_context
+from agentur.api.dependencies import (
+    BearerDep,
+    RuntimeDep,
+    SessionDep,
+    bearer_token,
+    get_request_context,
+)
 from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
 from agentur.assistant.conversation_access import ConversationAccess
 from agentur.assistant.credentials_box import CredentialsBox
@@ -69,14 +75,13 @@ async def get_caller(
     runtime: RuntimeDep,
     session: SessionDep,
     settings: AssistantSettingsDep,
-    authorization: Annotated[str | None, Header()] = None,
+    credentials: BearerDep,
     x_user_timezone: Annotated[str | None, Header()] = None,
     accept_language: Annotated[str | None, Header()] = None,
     x_conversation_token: Annotated[str | None, Header()] = None,
 ) -> Caller:
-    scheme, _, token = (authorization or "").partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and is_visitor_key(token):
+    token = bearer_token(credentials)
+    if is_visitor_key(token):
         visitor = await authenticate_visitor(session, token)
         await _limiter(request, runtime).check(
             visitor.key_id, settings.assistant_visitor_rate_per_minute
@@ -90,7 +95,7 @@ async def get_caller(
         )
         return Caller(context, visitor.key_id, visitor.assistant_id, x_conversation_token)
     context = await get_request_context(
-        request, runtime, session, authorization, None, x_user_timezone, None, accept_language
+        request, runtime, session, credentials, None, x_user_timezone, None, accept_language
     )
     return Caller(context)
 

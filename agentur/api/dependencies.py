@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.accounts.api_keys import authenticate
@@ -42,21 +43,30 @@ async def get_session(runtime: RuntimeDep) -> AsyncIterator[AsyncSession]:
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
+# Declares the bearer scheme in the OpenAPI document (Swagger UI's Authorize button); a missing
+# or non-bearer header yields None and our own 401 problem, never FastAPI's plain 403.
+bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer <key>`.")
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+def bearer_token(credentials: HTTPAuthorizationCredentials | None) -> str:
+    return credentials.credentials.strip() if credentials else ""
+
 
 async def get_request_context(
     request: Request,
     runtime: RuntimeDep,
     session: SessionDep,
-    authorization: Annotated[str | None, Header()] = None,
+    credentials: BearerDep,
     x_feature_instance: Annotated[str | None, Header()] = None,
     x_user_timezone: Annotated[str | None, Header()] = None,
     x_require_neutralization: Annotated[str | None, Header()] = None,
     accept_language: Annotated[str | None, Header()] = None,
 ) -> RequestContext:
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(credentials)
+    if not token:
         raise AuthenticationError("send an API key as 'Authorization: Bearer <key>'")
-    principal = await authenticate(session, token.strip())
+    principal = await authenticate(session, token)
     feature_instance_id = None
     if x_feature_instance:
         instance = await feature_instance_in_mandate(

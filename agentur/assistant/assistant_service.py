@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.assistant.assistant_store import AssistantStore
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition
+from agentur.assistant.knowledge_ids import check_knowledge_ids
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.models.assistant import Assistant
@@ -66,6 +67,7 @@ class AssistantService:
 
     async def create(self, definition: AssistantDefinition) -> Assistant:
         self._require_write()
+        await check_knowledge_ids(self.session, self.context.mandate_id, definition.knowledge)
         sealed = self._seal(definition.api_catalog)
         return await self.store.create(definition, sealed)
 
@@ -84,6 +86,7 @@ class AssistantService:
     async def replace(self, assistant_id: str, definition: AssistantDefinition) -> Assistant:
         self._require_write()
         row = await self.store.get(assistant_id)
+        await check_knowledge_ids(self.session, self.context.mandate_id, definition.knowledge)
         self._store(row, definition)
         return row
 

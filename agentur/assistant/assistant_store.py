@@ -19,6 +19,7 @@ from agentur.assistant.definition import AssistantDefinition
 from agentur.errors import AuthenticationError, NotFoundError
 from agentur.storage.models.assistant import Assistant, AssistantVisitorKey
 from agentur.storage.models.base import utc_now
+from agentur.storage.paging import page
 
 VISITOR_PREFIX = "apk"
 
@@ -60,13 +61,12 @@ class AssistantStore:
         return row
 
     async def list(self, limit: int, offset: int) -> list[Assistant]:
-        rows = await self.session.execute(
+        query = (
             select(Assistant)
             .where(Assistant.mandate_id == self.mandate_id)
             .order_by(Assistant.name, Assistant.id)
-            .limit(limit)
-            .offset(offset)
         )
+        rows = await self.session.execute(page(query, limit, offset))
         return list(rows.scalars())
 
     async def create(

@@ -12,11 +12,23 @@ import uuid
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from agentur.egress.parse_url import UrlRefusedError, parse_url
+from agentur.json_numbers import JsonInt
 
 LANGUAGES = ("en", "de", "fr", "it", "es")
+Language = Literal["en", "de", "fr", "it", "es"]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+MAX_NUMBER = 1e15  # bounds of a flow's number validation
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -27,7 +39,13 @@ def short_id() -> str:
 
 class Strict(BaseModel):
     # Unknown fields are errors: a typo in a definition must name the field, not vanish.
-    model_config = ConfigDict(extra="forbid")
+    # Numbers are finite (`1e999` parses as infinity, which JSON cannot even store).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+# Numbers and booleans as JSON writes them: `false` is not 0, `"5"` is not 5.
+Fraction = Annotated[StrictFloat, Field(ge=0, le=1)]
+Bound = Annotated[StrictFloat, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 
 
 Id = Annotated[str, Field(default_factory=short_id, pattern=r"^[A-Za-z0-9_-]{1,64}$")]
@@ -44,9 +62,9 @@ class Faq(Strict):
 class Validation(Strict):
     kind: Literal["text", "email", "number", "phone", "regex"] = "text"
     pattern: str | None = None
-    min: float | None = None
-    max: float | None = None
-    max_length: int = Field(default=500, ge=1, le=10_000)
+    min: Bound | None = None
+    max: Bound | None = None
+    max_length: JsonInt = Field(default=500, ge=1, le=10_000)
 
     @model_validator(mode="after")
     def _pattern_compiles(self) -> Validation:
@@ -134,10 +152,17 @@ class Flow(Strict):
         return self
 
 
+OPENING_RANGE = r"^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$"
+# Checked with a specific message below; the schema states the same pattern.
+OpeningRange = Annotated[str, WithJsonSchema({"type": "string", "pattern": OPENING_RANGE})]
+
+
 class OpeningHours(Strict):
     timezone: str = "UTC"
     # {"mon": ["08:00-12:00", "13:00-17:00"], …}; a missing day is closed.
-    days: dict[str, list[str]] = Field(default_factory=dict)
+    days: dict[Weekday, Annotated[list[OpeningRange], Field(max_length=10)]] = Field(
+        default_factory=dict
+    )
 
     @field_validator("timezone")
     @classmethod
@@ -151,11 +176,9 @@ class OpeningHours(Strict):
     @field_validator("days")
     @classmethod
     def _ranges(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        for day, ranges in value.items():
-            if day not in WEEKDAYS:
-                raise ValueError(f"unknown weekday {day!r}; use {', '.join(WEEKDAYS)}")
+        for ranges in value.values():
             for item in ranges:
-                if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d", item):
+                if not re.fullmatch(OPENING_RANGE, item):
                     raise ValueError(f"opening range {item!r} is not HH:MM-HH:MM")
         return value
 
@@ -182,7 +205,7 @@ class ApiEndpoint(Strict):
     description: str = ""
     # Per path parameter a regex its value must match in full (default: a safe token).
     path_params: dict[str, str] = Field(default_factory=dict)
-    query_params: list[str] = Field(default_factory=list)
+    query_params: list[str] = Field(default_factory=list, max_length=50)
     body_schema: dict[str, Any] | None = None
 
     @field_validator("path")
@@ -226,42 +249,41 @@ class ApiCatalog(Strict):
 
 
 class PreflightThresholds(Strict):
-    flow: float = Field(default=0.8, ge=0, le=1)
-    faq: float = Field(default=0.8, ge=0, le=1)
-    person_request: float = Field(default=0.8, ge=0, le=1)
-    help_desk: float = Field(default=0.6, ge=0, le=1)
-    reasoning_level: float = Field(default=0.5, ge=0, le=1)
-    frustration_level: float = Field(default=0.5, ge=0, le=1)
-    language: float = Field(default=0.6, ge=0, le=1)
+    flow: Fraction = 0.8
+    faq: Fraction = 0.8
+    person_request: Fraction = 0.8
+    help_desk: Fraction = 0.6
+    reasoning_level: Fraction = 0.5
+    frustration_level: Fraction = 0.5
+    language: Fraction = 0.6
+
+
+MAX_KNOWLEDGE_IDS = 1_000
 
 
 class KnowledgeScope(Strict):
-    folder_ids: list[str] = Field(default_factory=list)
-    file_ids: list[str] = Field(default_factory=list)
+    folder_ids: list[str] = Field(default_factory=list, max_length=MAX_KNOWLEDGE_IDS)
+    file_ids: list[str] = Field(default_factory=list, max_length=MAX_KNOWLEDGE_IDS)
     scopes: list[Literal["personal", "feature_instance", "mandate", "global"]] = Field(
-        default_factory=lambda: ["mandate", "global"]
+        default_factory=lambda: ["mandate", "global"], max_length=4
     )
 
 
 class AssistantDefinition(Strict):
     name: str = Field(min_length=1, max_length=200)
     instructions: str = Field(default="", max_length=20_000)
-    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    languages: list[Language] = Field(
+        default_factory=lambda: ["en"], min_length=1, max_length=len(LANGUAGES)
+    )
     knowledge: KnowledgeScope = Field(default_factory=KnowledgeScope)
     faqs: list[Faq] = Field(default_factory=list, max_length=1_000)
     flows: list[Flow] = Field(default_factory=list, max_length=200)
     help_desks: list[HelpDesk] = Field(default_factory=list, max_length=50)
     api_catalog: ApiCatalog | None = None
     preflight_thresholds: PreflightThresholds = Field(default_factory=PreflightThresholds)
-    allowed_origins: list[str] = Field(default_factory=list, description="CORS for visitors")
-
-    @field_validator("languages")
-    @classmethod
-    def _languages(cls, value: list[str]) -> list[str]:
-        unknown = [code for code in value if code not in LANGUAGES]
-        if unknown:
-            raise ValueError(f"unsupported languages {unknown}; use {', '.join(LANGUAGES)}")
-        return value
+    allowed_origins: list[str] = Field(
+        default_factory=list, max_length=100, description="CORS for visitors"
+    )
 
     @model_validator(mode="after")
     def _references(self) -> AssistantDefinition:

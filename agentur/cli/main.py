@@ -82,6 +82,7 @@ def serve(
     import uvicorn
 
     from agentur.api.app import create_app
+    from agentur.api.http_protocol import ProblemHttpProtocol
 
     settings = Settings()
     logging.basicConfig(level=settings.log_level.upper())
@@ -97,12 +98,13 @@ def serve(
                 f"Using existing accounts; the first admin key is in {settings.admin_key_path}."
             )
 
-    run_with_runtime(prepare)
+    run_with_runtime(prepare)  # migrates, so the app need not
     uvicorn.run(
-        create_app(settings),
+        create_app(settings, migrate=False),
         host=host or settings.host,
         port=port or settings.port,
         log_level=settings.log_level.lower(),
+        http=ProblemHttpProtocol,
     )
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentur.errors import TooLargeError
+from agentur.storage.private_files import private_dir
 
 CHUNK_SIZE = 1024 * 1024
 
@@ -81,7 +82,7 @@ class BlobStore:
         The blob is first renamed away, atomically: a concurrent put then writes a fresh copy
         instead of touching the one being judged. Returns whether the bytes are gone."""
         path = self.path_for(sha256)
-        self._incoming.mkdir(parents=True, exist_ok=True)
+        private_dir(self._incoming)
         judged = self._incoming / f"{sha256}.{uuid.uuid4().hex}.release"
         try:
             os.rename(path, judged)
@@ -111,7 +112,7 @@ class BlobStore:
 
     @contextmanager
     def _temporary(self) -> Iterator[tuple[object, Path]]:
-        self._incoming.mkdir(parents=True, exist_ok=True)
+        private_dir(self._incoming)
         descriptor, name = tempfile.mkstemp(dir=self._incoming)
         path = Path(name)
         try:
@@ -124,7 +125,7 @@ class BlobStore:
         handle.flush()  # type: ignore[attr-defined]
         os.fsync(handle.fileno())  # type: ignore[attr-defined]
         target = self.path_for(sha256)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(target.parent)
         try:
             # Equal bytes exist: mark them freshly put, so a concurrent release keeps them.
             os.utime(target)

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agentur.storage.paging import MAX_OFFSET
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import workflow_service
 
@@ -14,7 +15,7 @@ MESSAGE_PREVIEW_CHARS = 4_000
 
 class ListWorkflowHistoryArguments(BaseModel):
     limit: int = Field(default=20, ge=1, le=200)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
 
 
 async def list_workflow_history(
@@ -38,7 +39,7 @@ async def list_workflow_history(
 
 class ReadWorkflowMessagesArguments(BaseModel):
     workflow_id: str
-    offset: int = Field(default=0, ge=0, description="Message offset.")
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Message offset.")
     limit: int = Field(default=20, ge=1, le=200, description="Messages to return.")
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.context import RequestContext, utc_now
 from agentur.errors import NotFoundError
 from agentur.storage.models import Workflow, WorkflowMessage
+from agentur.storage.paging import page
 
 
 class WorkflowService:
@@ -43,16 +44,15 @@ class WorkflowService:
         return workflow
 
     async def list(self, *, limit: int = 50, offset: int = 0) -> list[Workflow]:
-        rows = await self.session.execute(
+        query = (
             select(Workflow)
             .where(
                 Workflow.mandate_id == self.context.mandate_id,
                 Workflow.owner_id == self.context.user_id,
             )
             .order_by(Workflow.updated_at.desc(), Workflow.id)
-            .limit(limit)
-            .offset(offset)
         )
+        rows = await self.session.execute(page(query, limit, offset))
         return list(rows.scalars())
 
     async def append(
@@ -88,11 +88,10 @@ class WorkflowService:
         total = await self.session.scalar(
             select(func.count()).where(WorkflowMessage.workflow_id == workflow.id)
         )
-        rows = await self.session.execute(
+        query = (
             select(WorkflowMessage)
             .where(WorkflowMessage.workflow_id == workflow.id)
             .order_by(WorkflowMessage.sequence)
-            .offset(offset)
-            .limit(limit)
         )
+        rows = await self.session.execute(page(query, limit, offset))
         return list(rows.scalars()), int(total or 0)

@@ -7,9 +7,12 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from agentur.errors import InvalidInputError
+from agentur.workspace.names import INVISIBLE_CLASS, refuse_invisible
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 100
+# One tag as the OpenAPI document states it: no control or invisible characters.
+TAG_PATTERN = f"^[^{INVISIBLE_CLASS}]*$"
 
 
 class OnConflict(StrEnum):
@@ -21,17 +24,18 @@ class OnConflict(StrEnum):
 
 
 def validate_tags(tags: Iterable[str]) -> list[str]:
-    """Trimmed, de-duplicated, sorted tags, or InvalidInputError naming the bad one."""
-    clean = sorted({tag.strip() for tag in tags if tag and tag.strip()})
-    if len(clean) > MAX_TAGS:
-        raise InvalidInputError(f"at most {MAX_TAGS} tags per file")
-    for tag in clean:
-        if len(tag) > MAX_TAG_LENGTH or any(ord(c) < 32 for c in tag):
-            raise InvalidInputError(
-                f"tag {tag[:40]!r} is invalid "
-                f"(max {MAX_TAG_LENGTH} characters, no control characters)"
-            )
-    return clean
+    """Trimmed, de-duplicated, sorted tags, or InvalidInputError naming the bad one.
+
+    Counts and lengths hold for the tags as sent (what the OpenAPI document states), so a
+    request is never refused or accepted depending on how its duplicates and blanks fall."""
+    sent = list(tags)
+    if len(sent) > MAX_TAGS:
+        raise InvalidInputError(f"at most {MAX_TAGS} tags")
+    for tag in sent:
+        if len(tag) > MAX_TAG_LENGTH:
+            raise InvalidInputError(f"tag {tag[:40]!r}… is longer than {MAX_TAG_LENGTH} characters")
+        refuse_invisible(tag, f"tag {tag[:40]!r}")
+    return sorted({tag.strip() for tag in sent if tag.strip()})
 
 
 def mime_type_for(name: str, declared: str | None) -> str:

@@ -16,6 +16,7 @@ from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
 from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
+from agentur.storage.paging import page
 from agentur.storage.unique_change import unique_change
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
 from agentur.workspace.folders import FolderService
@@ -93,16 +94,14 @@ class FileService:
             query = query.where(File.folder_key == (folder.id if folder else ROOT_FOLDER_KEY))
             if folder is None:
                 query = query.where(File.owner_id == self.context.user_id)
-        for tag in {t.strip() for t in tags if t.strip()}:
+        for tag in validate_tags(tags):
             query = query.where(File.id.in_(select(FileTag.file_id).where(FileTag.tag == tag)))
         if search:
             query = query.where(func.lower(File.name).contains(search.lower(), autoescape=True))
         if scope is not None:
             query = query.where(File.scope == scope.value)
         total = await self.session.scalar(select(func.count()).select_from(query.subquery()))
-        rows = await self.session.execute(
-            query.order_by(File.name, File.id).limit(limit).offset(offset)
-        )
+        rows = await self.session.execute(page(query.order_by(File.name, File.id), limit, offset))
         return FileListing(files=list(rows.scalars()), total=int(total or 0))
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
@@ -149,6 +148,9 @@ class FileService:
         self._require_write()
         name = validate_name(name, self.limits.max_name_length)
         if reason := check_scope_allowed(self.context, scope):
+            # Who may use a scope is a permission (403); a missing header is bad input (422).
+            if scope is Scope.global_:
+                raise ForbiddenError(reason)
             raise InvalidInputError(reason)
         tags = validate_tags(tags)
         folder = await self.folders.resolve_parent(folder_id)
@@ -290,7 +292,9 @@ class FileService:
         else:
             folder = await self.folders.resolve_parent(folder_id)
             folder_key = folder.id if folder else ROOT_FOLDER_KEY
-        target_name = validate_name(name or source.name, self.limits.max_name_length)
+        target_name = validate_name(
+            source.name if name is None else name, self.limits.max_name_length
+        )
         target_name = free_name(target_name, await self._names_in(folder_key))
         scope = source.scope
         if check_scope_allowed(self.context, Scope(scope)):

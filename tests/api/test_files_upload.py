@@ -119,6 +119,27 @@ async def _refused_everywhere(
     assert_problem(folder, 422, complaint)
 
 
+async def test_a_path_as_upload_file_name_is_refused_not_shortened(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    """python-multipart turns an old-browser full path into its last part; the workspace rule
+    is one for every name: a path is refused (422), never quietly stored under its last part."""
+    alice = await tenants.member()
+    for sent in ("C:\\Windows\\win.ini", "\\\\server\\share\\x.ini", "sub\\x.txt"):
+        disposition = f'form-data; name="file"; filename="{sent}"'
+        body = f"--b\r\nContent-Disposition: {disposition}\r\n\r\nhi\r\n--b--\r\n".encode()
+        response = await client.post(
+            "/v1/files",
+            content=body,
+            headers={**alice.headers, "Content-Type": "multipart/form-data; boundary=b"},
+        )
+        assert_problem(response, 422, "must not contain '/' or '\\'")
+    assert await file_count(runtime) == 0
+    # The stored name can still be given explicitly.
+    named = await upload_ok(client, alice, "C:\\Windows\\win.ini", "hi", name="win.ini")
+    assert named["name"] == "win.ini"
+
+
 async def test_duplicate_names(
     client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
 ) -> None:
@@ -196,7 +217,7 @@ async def test_tags_scopes_and_flags_on_upload(client: httpx.AsyncClient, tenant
     assert body["owner_id"] == alice.user_id and body["mandate_id"] == alice.mandate_id
     assert body["created_at"].endswith(("Z", "+00:00"))
 
-    assert_problem(await upload(client, alice, "g.txt", "x", scope="global"), 422, "global")
+    assert_problem(await upload(client, alice, "g.txt", "x", scope="global"), 403, "global")
     assert_problem(await upload(client, alice, "g.txt", "x", scope="public"), 422, "scope")
     assert_problem(await upload(client, alice, "t.txt", "x", tags="bad\x01tag"), 422, "tag")
     root = await tenants.member("platform", Role.admin, platform_admin=True)

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentur.errors import InvalidInputError
-from agentur.workspace.names import free_name, split_extension, validate_name
+from agentur.workspace.file_attributes import validate_tags
+from agentur.workspace.names import (
+    INVISIBLE_CLASS,
+    NAME_PATTERN,
+    free_name,
+    split_extension,
+    validate_name,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,3 +68,48 @@ def test_free_name(name: str, taken: set[str], expected: str) -> None:
 def test_split_extension() -> None:
     assert split_extension("report.final.pdf") == ("report.final", ".pdf")
     assert split_extension(".bashrc") == (".bashrc", "")
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("invoice\u202etxt.exe", "U+202E"),  # right-to-left override: shows "invoiceexe.txt"
+        ("pay\u200bment.pdf", "U+200B"),  # zero-width space
+        ("a\u2066b", "U+2066"),  # left-to-right isolate
+        ("\ufeffreport.txt", "U+FEFF"),  # zero-width no-break space (BOM)
+        ("x\u200dy", "U+200D"),  # zero-width joiner
+        ("soft\xadhyphen", "U+00AD"),
+    ],
+)
+def test_invisible_characters_are_refused_by_name(raw: str, code: str) -> None:
+    with pytest.raises(InvalidInputError, match=re.escape(code)):
+        validate_name(raw, 255)
+    with pytest.raises(InvalidInputError, match=re.escape(code)):
+        validate_tags([raw])
+
+
+def test_invisible_class_covers_every_control_and_format_character() -> None:
+    invisible = re.compile(f"[{INVISIBLE_CLASS}]")
+    categories = {"Cc", "Cf", "Zl", "Zp"}
+    missed = [
+        f"U+{code:04X}"
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in categories and not invisible.match(chr(code))
+    ]
+    assert missed == []
+
+
+NAME_ALPHABET = st.sampled_from(list("ab. /\\\t\u202e\u200b\xa0\u3000é")) | st.characters(
+    exclude_categories=("Cs",)
+)
+
+
+@given(st.text(NAME_ALPHABET, max_size=12))
+def test_the_documented_pattern_is_exactly_the_name_rule(raw: str) -> None:
+    """`NAME_PATTERN` (in the OpenAPI document) accepts what `validate_name` accepts."""
+    try:
+        validate_name(raw, 255)
+        accepted = True
+    except InvalidInputError:
+        accepted = False
+    assert bool(re.search(NAME_PATTERN, raw)) == accepted, repr(raw)

@@ -18,10 +18,11 @@ from agentur.agent.prepare_run import prepare_run
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceStore
 from agentur.api.dependencies import ContextDep, RuntimeDep
+from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import ConflictError, NotFoundError
 from agentur.runtime import Runtime
 
-router = APIRouter(prefix="/agent/runs", tags=["agent"])
+router = APIRouter(prefix="/agent/runs", tags=["agent"], responses=AUTHENTICATED)
 CANCEL_CHANNEL = "agentur_agent_run_cancel"
 
 MAX_PROMPT_CHARS = 100_000
@@ -94,7 +95,18 @@ async def _stream(handle: AgentRunHandle, cancel_on_disconnect: bool) -> AsyncIt
             handle.cancel()
 
 
-@router.post("", response_model=None)
+@router.post(
+    "",
+    response_model=None,
+    responses={
+        200: {
+            "model": RunOut,
+            "description": "The finished run; with `Accept: text/event-stream` its events.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **problem_responses(402, 404, 502, 503),
+    },
+)
 async def start_run(
     body: RunRequest,
     request: Request,
@@ -131,7 +143,7 @@ async def start_run(
     )
 
 
-@router.get("/{run_id}")
+@router.get("/{run_id}", responses=problem_responses(404))
 async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunTraceOut:
     run, entries = await TraceStore(runtime.database).get(run_id, context)
     return RunTraceOut(
@@ -157,7 +169,9 @@ async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunT
     )
 
 
-@router.delete("/{run_id}", status_code=status.HTTP_202_ACCEPTED)
+@router.delete(
+    "/{run_id}", status_code=status.HTTP_202_ACCEPTED, responses=problem_responses(404, 409)
+)
 async def cancel_run(
     run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, str]:

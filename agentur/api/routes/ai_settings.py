@@ -5,22 +5,32 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictFloat
 
 from agentur.ai.mandate_ai_settings import (
+    MAX_CHF,
     MandateAiConfig,
     load_mandate_ai_config,
     update_mandate_ai_settings,
 )
 from agentur.ai.settings import NeutralizationPolicy
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
+from agentur.api.problems import AUTHENTICATED
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
 
-router = APIRouter(prefix="/admin/ai-settings", tags=["admin"])
+router = APIRouter(prefix="/admin/ai-settings", tags=["admin"], responses=AUTHENTICATED)
 
 MAX_CUSTOM_TERMS = 1_000
 MAX_TERM_LENGTH = 200
+MAX_ALLOWED_ENTRIES = 1_000  # providers or models on an allow-list
+MAX_ID_LENGTH = 200
+# Finite and bounded: `1e999` parses as infinity and would have been stored as "no limit".
+ChfAmount = Annotated[StrictFloat, Field(ge=0, le=MAX_CHF, allow_inf_nan=False)]
+AllowList = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]],
+    Field(max_length=MAX_ALLOWED_ENTRIES),
+]
 
 
 def require_mandate_admin(context: ContextDep) -> RequestContext:
@@ -63,11 +73,11 @@ class AiSettingsPatch(BaseModel):
     custom_terms: list[Annotated[str, Field(min_length=1, max_length=MAX_TERM_LENGTH)]] | None = (
         Field(default=None, max_length=MAX_CUSTOM_TERMS)
     )
-    allowed_providers: list[str] | None = None
-    allowed_models: list[str] | None = None
-    allow_unpriced: bool | None = None
-    balance_chf: float | None = Field(default=None, ge=0)
-    monthly_limit_chf: float | None = Field(default=None, ge=0)
+    allowed_providers: AllowList | None = None
+    allowed_models: AllowList | None = None
+    allow_unpriced: StrictBool | None = None
+    balance_chf: ChfAmount | None = None
+    monthly_limit_chf: ChfAmount | None = None
 
 
 @router.get("")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -27,6 +27,9 @@ from agentur.api.assistant_dependencies import (
     CredentialsBoxDep,
 )
 from agentur.api.dependencies import RuntimeDep, SessionDep
+from agentur.api.openapi import limit_from_setting
+from agentur.api.parameters import NOT_BLANK
+from agentur.api.problems import problem_responses
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
 from agentur.assistant.conversation_access import TOKEN_HEADER
@@ -39,7 +42,12 @@ from agentur.errors import InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
 
-router = APIRouter(prefix="/assistants", tags=["assistant conversations"])
+router = APIRouter(
+    prefix="/assistants",
+    tags=["assistant conversations"],
+    responses=problem_responses(400, 401, 403, 404, 422, 429),
+)
+CONVERSATION_PARTS = Literal["messages", "escalations"]
 CORS_METHODS = "GET, POST, OPTIONS"
 CORS_HEADERS = (
     f"Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone, {TOKEN_HEADER}"
@@ -47,7 +55,15 @@ CORS_HEADERS = (
 
 
 class MessageIn(BaseModel):
-    text: str = Field(min_length=1)
+    # Checked (with the configured limit) by the conversation service; stated here.
+    text: str = Field(
+        description="Not only spaces; at most AGENTUR_ASSISTANT_MAX_MESSAGE_CHARS characters.",
+        json_schema_extra={
+            "minLength": 1,
+            "pattern": NOT_BLANK,
+            **limit_from_setting("assistant_max_message_chars"),
+        },
+    )
 
 
 class EscalationIn(BaseModel):
@@ -69,9 +85,7 @@ async def _cors(session: SessionDep, request: Request, assistant_id: str) -> dic
     return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
 
 
-@router.options("/{assistant_id}/conversations")
-@router.options("/{assistant_id}/conversations/{conversation_id}/{rest}")
-async def preflight(assistant_id: str, request: Request, session: SessionDep) -> Response:
+async def _preflight(session: SessionDep, request: Request, assistant_id: str) -> Response:
     headers = await _cors(session, request, assistant_id)
     if headers:
         headers |= {
@@ -80,6 +94,33 @@ async def preflight(assistant_id: str, request: Request, session: SessionDep) ->
             "Access-Control-Max-Age": "600",
         }
     return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)
+
+
+PREFLIGHT = {
+    "status_code": status.HTTP_204_NO_CONTENT,
+    "response_class": Response,
+    "responses": {204: {"description": "CORS headers when the Origin is allowed, else none."}},
+}
+
+
+@router.options("/{assistant_id}/conversations", **PREFLIGHT)  # type: ignore[arg-type]
+async def preflight_conversations(
+    assistant_id: str, request: Request, session: SessionDep
+) -> Response:
+    """CORS preflight for starting a conversation."""
+    return await _preflight(session, request, assistant_id)
+
+
+@router.options("/{assistant_id}/conversations/{conversation_id}/{part}", **PREFLIGHT)  # type: ignore[arg-type]
+async def preflight_conversation_part(
+    assistant_id: str,
+    conversation_id: str,
+    part: CONVERSATION_PARTS,
+    request: Request,
+    session: SessionDep,
+) -> Response:
+    """CORS preflight for a conversation's messages and escalations."""
+    return await _preflight(session, request, assistant_id)
 
 
 def _service(
@@ -92,7 +133,11 @@ def _service(
     return ConversationService(runtime, settings, ai, caller.context, box, caller.access)
 
 
-@router.post("/{assistant_id}/conversations", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{assistant_id}/conversations",
+    status_code=status.HTTP_201_CREATED,
+    responses={201: {"description": "The conversation's `id` and secret `token`."}},
+)
 async def start_conversation(
     assistant_id: str,
     request: Request,
@@ -116,7 +161,19 @@ def _sse(event: TurnEvent) -> str:
     )
 
 
-@router.post("/{assistant_id}/conversations/{conversation_id}/messages")
+@router.post(
+    "/{assistant_id}/conversations/{conversation_id}/messages",
+    responses={
+        200: {
+            "description": "The final answer; with `Accept: text/event-stream` the events.",
+            "content": {
+                "application/json": {"schema": {"type": "object"}},
+                "text/event-stream": {"schema": {"type": "string"}},
+            },
+        },
+        **problem_responses(402, 502, 503),
+    },
+)
 async def send_message(
     assistant_id: str,
     conversation_id: str,
@@ -168,7 +225,16 @@ async def history(
     return await _service(runtime, settings, ai, caller, box).history(assistant_id, conversation_id)
 
 
-@router.post("/{assistant_id}/conversations/{conversation_id}/escalations")
+@router.post(
+    "/{assistant_id}/conversations/{conversation_id}/escalations",
+    responses={
+        200: {"description": "Delivered.", "content": {"application/json": {"schema": {}}}},
+        503: {
+            "description": "E-mail is not configured or failed; the other options.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+    },
+)
 async def escalate_by_email(
     assistant_id: str,
     conversation_id: str,

@@ -7,18 +7,22 @@ Publishable keys are refused here (they only authenticate the conversation route
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Response, status
-from pydantic import BaseModel
+from fastapi import APIRouter, Body, Depends, Query, Response, status
+from pydantic import BaseModel, Field
 
 from agentur.api.assistant_dependencies import CredentialsBoxDep
 from agentur.api.dependencies import ContextDep, SessionDep
+from agentur.api.parameters import Offset
+from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.assistant.assistant_service import AssistantService, Part, assistant_view
 from agentur.assistant.conversation_store import ConversationStore
-from agentur.assistant.definition import ApiCatalog, AssistantDefinition
+from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
 
-router = APIRouter(prefix="/assistants", tags=["assistants"])
+router = APIRouter(prefix="/assistants", tags=["assistants"], responses=AUTHENTICATED)
+NOT_FOUND = problem_responses(404)
+MAX_LABELS = 10_000
 
 
 def get_service(
@@ -28,8 +32,6 @@ def get_service(
 
 
 ServiceDep = Annotated[AssistantService, Depends(get_service)]
-PartName = Literal["faqs", "flows", "help-desks"]
-PARTS: dict[str, Part] = {"faqs": "faqs", "flows": "flows", "help-desks": "help_desks"}
 
 
 class VisitorKeyOut(BaseModel):
@@ -37,7 +39,7 @@ class VisitorKeyOut(BaseModel):
     key: str
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(404))
 async def create_assistant(
     definition: AssistantDefinition, service: ServiceDep, session: SessionDep
 ) -> dict[str, Any]:
@@ -50,17 +52,17 @@ async def create_assistant(
 async def list_assistants(
     service: ServiceDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> list[dict[str, Any]]:
     return [assistant_view(row) for row in await service.list(limit, offset)]
 
 
-@router.get("/{assistant_id}")
+@router.get("/{assistant_id}", responses=NOT_FOUND)
 async def get_assistant(assistant_id: str, service: ServiceDep) -> dict[str, Any]:
     return assistant_view(await service.get(assistant_id))
 
 
-@router.put("/{assistant_id}")
+@router.put("/{assistant_id}", responses=NOT_FOUND)
 async def replace_assistant(
     assistant_id: str, definition: AssistantDefinition, service: ServiceDep, session: SessionDep
 ) -> dict[str, Any]:
@@ -69,14 +71,14 @@ async def replace_assistant(
     return assistant_view(row)
 
 
-@router.delete("/{assistant_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{assistant_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
 async def delete_assistant(assistant_id: str, service: ServiceDep, session: SessionDep) -> Response:
     await service.delete(assistant_id)
     await session.commit()
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.put("/{assistant_id}/api-catalog")
+@router.put("/{assistant_id}/api-catalog", responses=NOT_FOUND)
 async def put_api_catalog(
     assistant_id: str, catalog: ApiCatalog, service: ServiceDep, session: SessionDep
 ) -> dict[str, Any]:
@@ -85,7 +87,9 @@ async def put_api_catalog(
     return assistant_view(row)["api_catalog"]
 
 
-@router.delete("/{assistant_id}/api-catalog", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/{assistant_id}/api-catalog", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND
+)
 async def delete_api_catalog(
     assistant_id: str, service: ServiceDep, session: SessionDep
 ) -> Response:
@@ -94,7 +98,9 @@ async def delete_api_catalog(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/{assistant_id}/visitor-keys", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{assistant_id}/visitor-keys", status_code=status.HTTP_201_CREATED, responses=NOT_FOUND
+)
 async def issue_visitor_key(
     assistant_id: str, service: ServiceDep, session: SessionDep
 ) -> VisitorKeyOut:
@@ -103,7 +109,11 @@ async def issue_visitor_key(
     return VisitorKeyOut(id=key_id, key=key)
 
 
-@router.delete("/{assistant_id}/visitor-keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/{assistant_id}/visitor-keys/{key_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=NOT_FOUND,
+)
 async def revoke_visitor_key(
     assistant_id: str, key_id: str, service: ServiceDep, session: SessionDep
 ) -> Response:
@@ -113,15 +123,17 @@ async def revoke_visitor_key(
 
 
 class LabelIn(BaseModel):
-    text: str
-    expected: str | None = (
-        None  # a decision label: "faq:<id>", "flow:<id>", "person:<desk>", "none"
-    )
+    text: str = Field(max_length=10_000)
+    # a decision label: "faq:<id>", "flow:<id>", "person:<desk>", "none"
+    expected: str | None = Field(default=None, max_length=300)
 
 
-@router.put("/{assistant_id}/labels", status_code=status.HTTP_204_NO_CONTENT)
+@router.put("/{assistant_id}/labels", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
 async def put_labels(
-    assistant_id: str, labels: list[LabelIn] | None, service: ServiceDep, session: SessionDep
+    assistant_id: str,
+    labels: Annotated[list[LabelIn] | None, Body(max_length=MAX_LABELS)],
+    service: ServiceDep,
+    session: SessionDep,
 ) -> Response:
     await service.set_labels(
         assistant_id, [label.model_dump() for label in labels] if labels else None
@@ -130,7 +142,7 @@ async def put_labels(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.get("/{assistant_id}/decisions")
+@router.get("/{assistant_id}/decisions", responses=NOT_FOUND)
 async def list_decisions(
     assistant_id: str,
     service: ServiceDep,
@@ -156,44 +168,45 @@ async def list_decisions(
     ]
 
 
-@router.get("/{assistant_id}/{part}")
-async def list_items(
-    assistant_id: str, part: PartName, service: ServiceDep
-) -> list[dict[str, Any]]:
-    return await service.items(assistant_id, PARTS[part])
+def _part_routes(path: str, part: Part, model: type[BaseModel]) -> None:
+    """List, add, replace and delete one kind of item; each kind has its own body schema."""
+    item_type = Annotated[model, Body(description="The item; `id` is optional when adding.")]  # type: ignore[valid-type]
+
+    async def list_items(assistant_id: str, service: ServiceDep) -> list[dict[str, Any]]:
+        return await service.items(assistant_id, part)
+
+    async def add_item(
+        assistant_id: str, item: BaseModel, service: ServiceDep, session: SessionDep
+    ) -> dict[str, Any]:
+        stored = await service.put_item(assistant_id, part, item.model_dump(mode="json"))
+        await session.commit()
+        return stored
+
+    async def replace_item(
+        assistant_id: str, item_id: str, item: BaseModel, service: ServiceDep, session: SessionDep
+    ) -> dict[str, Any]:
+        data = item.model_dump(mode="json", exclude={"id"})
+        stored = await service.put_item(assistant_id, part, data, item_id)
+        await session.commit()
+        return stored
+
+    async def delete_item(
+        assistant_id: str, item_id: str, service: ServiceDep, session: SessionDep
+    ) -> Response:
+        await service.delete_item(assistant_id, part, item_id)
+        await session.commit()
+        return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+    # The body type differs per kind, so it is set here rather than written in the signature.
+    add_item.__annotations__["item"] = replace_item.__annotations__["item"] = item_type
+    one = f"/{{assistant_id}}/{path}/{{item_id}}"
+    every = f"/{{assistant_id}}/{path}"
+    router.get(every, responses=NOT_FOUND, name=f"list_{part}")(list_items)
+    router.post(every, status_code=201, responses=NOT_FOUND, name=f"add_{part}")(add_item)
+    router.put(one, responses=NOT_FOUND, name=f"replace_{part}")(replace_item)
+    router.delete(one, status_code=204, responses=NOT_FOUND, name=f"delete_{part}")(delete_item)
 
 
-@router.post("/{assistant_id}/{part}", status_code=status.HTTP_201_CREATED)
-async def add_item(
-    assistant_id: str,
-    part: PartName,
-    item: dict[str, Any],
-    service: ServiceDep,
-    session: SessionDep,
-) -> dict[str, Any]:
-    stored = await service.put_item(assistant_id, PARTS[part], item)
-    await session.commit()
-    return stored
-
-
-@router.put("/{assistant_id}/{part}/{item_id}")
-async def replace_item(
-    assistant_id: str,
-    part: PartName,
-    item_id: str,
-    item: dict[str, Any],
-    service: ServiceDep,
-    session: SessionDep,
-) -> dict[str, Any]:
-    stored = await service.put_item(assistant_id, PARTS[part], item, item_id)
-    await session.commit()
-    return stored
-
-
-@router.delete("/{assistant_id}/{part}/{item_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_item(
-    assistant_id: str, part: PartName, item_id: str, service: ServiceDep, session: SessionDep
-) -> Response:
-    await service.delete_item(assistant_id, PARTS[part], item_id)
-    await session.commit()
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
+_part_routes("faqs", "faqs", Faq)
+_part_routes("flows", "flows", Flow)
+_part_routes("help-desks", "help_desks", HelpDesk)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 from agentur.ai.billing.ledger import usage_totals
 from agentur.api.dependencies import ContextDep, SessionDep
+from agentur.api.problems import AUTHENTICATED
 from agentur.errors import InvalidInputError
 
-router = APIRouter(prefix="/billing", tags=["billing"])
+router = APIRouter(prefix="/billing", tags=["billing"], responses=AUTHENTICATED)
 
 
 class UsageRow(BaseModel):
@@ -32,10 +34,18 @@ class UsageOut(BaseModel):
     end: datetime | None
 
 
-def _aware(value: datetime | None, name: str) -> datetime | None:
-    if value is not None and value.tzinfo is None:
-        raise InvalidInputError(f"'{name}' needs a time zone, e.g. 2025-01-01T00:00:00Z")
-    return value
+# RFC 3339, as the OpenAPI `date-time` format says: a time zone is required, and a number is
+# not a date (pydantic alone would read `0.5` as a Unix time).
+RFC3339 = re.compile(r"\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)")
+
+
+def _rfc3339(value: object) -> object:
+    if isinstance(value, str) and RFC3339.fullmatch(value):
+        return value
+    raise ValueError("needs an RFC 3339 date-time with a time zone, e.g. 2025-01-01T00:00:00Z")
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_rfc3339)]
 
 
 @router.get("/usage")
@@ -43,11 +53,10 @@ async def usage(
     context: ContextDep,
     session: SessionDep,
     workflow_id: str | None = None,
-    start: Annotated[datetime | None, Query(alias="from")] = None,
-    end: Annotated[datetime | None, Query(alias="to")] = None,
+    start: Annotated[Timestamp | None, Query(alias="from")] = None,
+    end: Annotated[Timestamp | None, Query(alias="to", description="After `from`.")] = None,
 ) -> UsageOut:
     """Totals over [from, to) — the mandate's own ledger only."""
-    start, end = _aware(start, "from"), _aware(end, "to")
     if start and end and end <= start:
         raise InvalidInputError("'to' must be after 'from'")
     rows = await usage_totals(

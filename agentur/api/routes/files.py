@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import datetime
+from email.message import Message as MimeHeaders
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -15,9 +16,13 @@ from starlette.exceptions import HTTPException
 from starlette.types import Message
 
 from agentur.api.dependencies import FileServiceDep
+from agentur.api.openapi import limit_from_setting
+from agentur.api.parameters import FileName, Offset, TagFilter, Tags, UploadTags
+from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import InvalidInputError, TooLargeError
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
+from agentur.storage.paging import MAX_OFFSET
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.scopes import Scope
 
@@ -64,7 +69,11 @@ class UploadLimitRoute(APIRoute):
         return limited
 
 
-router = APIRouter(prefix="/files", tags=["files"], route_class=UploadLimitRoute)
+router = APIRouter(
+    prefix="/files", tags=["files"], route_class=UploadLimitRoute, responses=AUTHENTICATED
+)
+NOT_FOUND = problem_responses(404)
+NOT_FOUND_OR_CONFLICT = problem_responses(404, 409)
 
 
 class FileOut(BaseModel):
@@ -102,14 +111,14 @@ class ContentWindowOut(BaseModel):
 class FileChange(BaseModel):
     """Any subset; `folder_id: null` moves to the top level. Applied together or not at all."""
 
-    name: str | None = None
+    name: FileName | None = None
     folder_id: str | None = None
-    tags: list[str] | None = None
+    tags: Tags | None = None
 
 
 class FileCopy(BaseModel):
     folder_id: str | None = None
-    name: str | None = None
+    name: FileName | None = None
 
 
 def to_out(file: FileRow, tags: list[str]) -> FileOut:
@@ -139,18 +148,37 @@ def _split_tags(values: list[str]) -> list[str]:
     return [tag for value in values for tag in value.split(",")]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+def sent_file_name(upload: UploadFile) -> str | None:
+    """The upload's file name, or the path the client sent in its place.
+
+    python-multipart quietly turns an old-browser full path (`C:\\dir\\x.txt`) into its last
+    part, while any other name with a separator is refused; a path is refused alike here."""
+    headers = MimeHeaders()
+    headers["content-disposition"] = upload.headers.get("content-disposition", "")
+    sent = headers.get_filename()
+    if sent and ("\\" in sent or "/" in sent):
+        return sent  # validate_name refuses it with the usual message
+    return upload.filename
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses=problem_responses(404, 409, 413),
+)
 async def upload_file(
     service: FileServiceDep,
     file: Annotated[UploadFile, File(description="The file's bytes.")],
     folder_id: Annotated[str | None, Form()] = None,
-    tags: Annotated[list[str], Form(description="Tags; repeat or comma-separate.")] = [],  # noqa: B006
+    tags: Annotated[UploadTags, Form(description="Tags; repeat or comma-separate.")] = [],  # noqa: B006
     scope: Annotated[Scope, Form()] = Scope.personal,
     neutralize: Annotated[bool, Form()] = False,
     on_conflict: Annotated[OnConflict, Form()] = OnConflict.rename,
-    name: Annotated[str | None, Form(description="Stored name; default the upload's name.")] = None,
+    name: Annotated[
+        FileName | None, Form(description="Stored name; default the upload's file name.")
+    ] = None,
 ) -> FileOut:
-    file_name = name or file.filename
+    file_name = name or sent_file_name(file)
     if not file_name:
         raise InvalidInputError("the upload has no file name; send one or set 'name'")
 
@@ -173,17 +201,17 @@ async def upload_file(
     return result
 
 
-@router.get("")
+@router.get("", responses=NOT_FOUND)
 async def list_files(
     service: FileServiceDep,
     folder_id: Annotated[
         str | None, Query(description=f"A folder id, or '{ROOT_FOLDER_KEY}' for the top level.")
     ] = None,
-    tag: Annotated[list[str], Query(description="Only files with all these tags.")] = [],  # noqa: B006
+    tag: Annotated[TagFilter, Query(description="Only files with all these tags.")] = [],  # noqa: B006
     search: Annotated[str | None, Query(max_length=200, description="Part of the name.")] = None,
     scope: Scope | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> FileListOut:
     listing = await service.list(
         folder_id=folder_id, tags=tag, search=search, scope=scope, limit=limit, offset=offset
@@ -197,12 +225,22 @@ async def list_files(
     )
 
 
-@router.get("/{file_id}")
+@router.get("/{file_id}", responses=NOT_FOUND)
 async def get_file(file_id: str, service: FileServiceDep) -> FileOut:
     return await _out(service, await service.get(file_id))
 
 
-@router.get("/{file_id}/download")
+@router.get(
+    "/{file_id}/download",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "The file's bytes, with its own media type.",
+            "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+        },
+        **NOT_FOUND,
+    },
+)
 async def download_file(file_id: str, service: FileServiceDep) -> StreamingResponse:
     file = await service.get(file_id)
     return StreamingResponse(
@@ -216,12 +254,21 @@ async def download_file(file_id: str, service: FileServiceDep) -> StreamingRespo
     )
 
 
-@router.get("/{file_id}/content")
+@router.get("/{file_id}/content", responses=NOT_FOUND)
 async def read_file_content(
     file_id: str,
     service: FileServiceDep,
-    offset: Annotated[int, Query(ge=0, description="First character (code point).")] = 0,
-    limit: Annotated[int | None, Query(ge=1, description="Characters to return.")] = None,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_OFFSET, description="First character (code point).")
+    ] = 0,
+    limit: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            description="Characters to return (at most AGENTUR_MAX_READ_WINDOW).",
+            json_schema_extra=limit_from_setting("max_read_window"),
+        ),
+    ] = None,
 ) -> ContentWindowOut:
     """A window of a text file (A11): never silently truncated — `total_length` tells the rest."""
     result = await service.read_window(file_id, offset, limit)
@@ -234,7 +281,7 @@ async def read_file_content(
     )
 
 
-@router.patch("/{file_id}")
+@router.patch("/{file_id}", responses=NOT_FOUND_OR_CONFLICT)
 async def change_file(file_id: str, change: FileChange, service: FileServiceDep) -> FileOut:
     """Rename, move and tag in one request; a conflict leaves the file unchanged."""
     file = await service.get(file_id)
@@ -249,7 +296,9 @@ async def change_file(file_id: str, change: FileChange, service: FileServiceDep)
     return result
 
 
-@router.post("/{file_id}/copy", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/{file_id}/copy", status_code=status.HTTP_201_CREATED, responses=NOT_FOUND_OR_CONFLICT
+)
 async def copy_file(file_id: str, request: FileCopy, service: FileServiceDep) -> FileOut:
     copy = await service.copy(file_id, folder_id=request.folder_id, name=request.name)
     result = await _out(service, copy)
@@ -257,7 +306,7 @@ async def copy_file(file_id: str, request: FileCopy, service: FileServiceDep) ->
     return result
 
 
-@router.delete("/{file_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{file_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND)
 async def delete_file(file_id: str, service: FileServiceDep) -> Response:
     await service.delete(file_id)
     await service.commit()

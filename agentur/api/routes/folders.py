@@ -10,9 +10,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 
 from agentur.api.dependencies import FileServiceDep, FolderServiceDep, SessionDep
+from agentur.api.parameters import FolderName
+from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.storage.models import Folder
 
-router = APIRouter(prefix="/folders", tags=["folders"])
+router = APIRouter(prefix="/folders", tags=["folders"], responses=AUTHENTICATED)
+NOT_FOUND_OR_CONFLICT = problem_responses(404, 409)
 
 
 class FolderOut(BaseModel):
@@ -24,14 +27,14 @@ class FolderOut(BaseModel):
 
 
 class FolderCreate(BaseModel):
-    name: str
+    name: FolderName
     parent_id: str | None = None
 
 
 class FolderChange(BaseModel):
     """Any subset; `parent_id: null` moves to the top level."""
 
-    name: str | None = None
+    name: FolderName | None = None
     parent_id: str | None = None
 
 
@@ -45,14 +48,14 @@ def _out(folder: Folder) -> FolderOut:
     )
 
 
-@router.get("")
+@router.get("", responses=problem_responses(404))
 async def list_folders(
     service: FolderServiceDep, parent_id: Annotated[str | None, Query()] = None
 ) -> list[FolderOut]:
     return [_out(folder) for folder in await service.list(parent_id)]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, responses=NOT_FOUND_OR_CONFLICT)
 async def create_folder(
     request: FolderCreate, service: FolderServiceDep, session: SessionDep
 ) -> FolderOut:
@@ -61,7 +64,7 @@ async def create_folder(
     return _out(folder)
 
 
-@router.patch("/{folder_id}")
+@router.patch("/{folder_id}", responses=NOT_FOUND_OR_CONFLICT)
 async def change_folder(
     folder_id: str, change: FolderChange, service: FolderServiceDep, session: SessionDep
 ) -> FolderOut:
@@ -74,7 +77,9 @@ async def change_folder(
     return _out(folder)
 
 
-@router.delete("/{folder_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/{folder_id}", status_code=status.HTTP_204_NO_CONTENT, responses=NOT_FOUND_OR_CONFLICT
+)
 async def delete_folder(
     folder_id: str,
     service: FolderServiceDep,

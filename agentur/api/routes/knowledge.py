@@ -3,28 +3,44 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, SessionDep
-from agentur.knowledge.search import SearchHit
+from agentur.api.openapi import limit_from_setting
+from agentur.api.parameters import NOT_BLANK
+from agentur.api.problems import AUTHENTICATED, problem_responses
+from agentur.json_numbers import JsonInt
+from agentur.knowledge.search import MAX_QUERY_CHARS, SearchHit
 from agentur.knowledge.search_legs import SearchFilters
 from agentur.knowledge.store import knowledge_store
 from agentur.storage.models.knowledge import FileContentIndex
 from agentur.workspace.scopes import Scope
 
-router = APIRouter(tags=["knowledge"])
+router = APIRouter(tags=["knowledge"], responses=AUTHENTICATED)
 
 
 class SearchIn(BaseModel):
-    query: str = Field(min_length=1, max_length=2_000)
-    limit: int = Field(default=10, ge=1)
-    scopes: list[Scope] | None = None
-    file_ids: list[str] | None = Field(default=None, max_length=1_000)
-    content_types: list[str] | None = None
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK, description="Not only spaces."
+    )
+    limit: JsonInt = Field(
+        default=10,
+        ge=1,
+        le=1_000,
+        description="Hits to return (at most AGENTUR_KNOWLEDGE_MAX_SEARCH_LIMIT).",
+        json_schema_extra=limit_from_setting("knowledge_max_search_limit"),
+    )
+    scopes: list[Scope] | None = Field(default=None, max_length=len(Scope))
+    file_ids: list[Annotated[str, Field(max_length=200)]] | None = Field(
+        default=None, max_length=1_000
+    )
+    content_types: list[Annotated[str, Field(max_length=200)]] | None = Field(
+        default=None, max_length=100
+    )
 
 
 class SearchOut(BaseModel):
@@ -93,7 +109,7 @@ def _index_out(file_id: str, index: FileContentIndex | None) -> IndexOut:
     )
 
 
-@router.get("/files/{file_id}/index")
+@router.get("/files/{file_id}/index", responses=problem_responses(404))
 async def get_file_index(file_id: str, files: FileServiceDep) -> IndexOut:
     """Structure and status of a file's index; 404 for files the caller may not see."""
     file = await files.get(file_id)
@@ -103,7 +119,11 @@ async def get_file_index(file_id: str, files: FileServiceDep) -> IndexOut:
     return _index_out(file.id, index)
 
 
-@router.post("/files/{file_id}/reindex", status_code=status.HTTP_202_ACCEPTED)
+@router.post(
+    "/files/{file_id}/reindex",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=problem_responses(404),
+)
 async def reindex_file(file_id: str, runtime: RuntimeDep, files: FileServiceDep) -> IndexOut:
     """Queue the file for re-indexing; the background worker picks it up."""
     file = await files.get(file_id)

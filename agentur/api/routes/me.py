@@ -6,9 +6,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from agentur.api.dependencies import ContextDep
+from agentur.api.problems import AUTHENTICATED
 from agentur.context import get_request_now
 
-router = APIRouter(tags=["me"])
+router = APIRouter(tags=["me"], responses=AUTHENTICATED)
 
 
 class MeOut(BaseModel):

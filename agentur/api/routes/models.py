@@ -6,8 +6,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from agentur.api.dependencies import ContextDep, RuntimeDep
+from agentur.api.problems import AUTHENTICATED
 
-router = APIRouter(tags=["models"])
+router = APIRouter(tags=["models"], responses=AUTHENTICATED)
 
 
 class ModelOut(BaseModel):

@@ -9,8 +9,10 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 
 from agentur.api.dependencies import SessionDep, WorkflowServiceDep
+from agentur.api.parameters import Offset
+from agentur.api.problems import AUTHENTICATED, problem_responses
 
-router = APIRouter(prefix="/workflows", tags=["workflows"])
+router = APIRouter(prefix="/workflows", tags=["workflows"], responses=AUTHENTICATED)
 
 
 class WorkflowCreate(BaseModel):
@@ -53,7 +55,7 @@ async def create_workflow(
 async def list_workflows(
     service: WorkflowServiceDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> list[WorkflowOut]:
     return [
         WorkflowOut.model_validate(w, from_attributes=True)
@@ -61,12 +63,12 @@ async def list_workflows(
     ]
 
 
-@router.get("/{workflow_id}/messages")
+@router.get("/{workflow_id}/messages", responses=problem_responses(404))
 async def list_messages(
     workflow_id: str,
     service: WorkflowServiceDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> MessagesOut:
     messages, total = await service.messages(workflow_id, offset=offset, limit=limit)
     return MessagesOut(
