@@ -14,20 +14,22 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
 
 from agentur.context import RequestContext, Role, utc_now
+from agentur.cpu_pool import background_work, offload
 from agentur.errors import InvalidInputError
 from agentur.knowledge.chunk_store import ChunkRow, delete_file_chunks, insert_chunks
-from agentur.knowledge.chunking import ChunkingConfig, chunk_document
+from agentur.knowledge.chunking import ChunkingConfig
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
 from agentur.knowledge.extract import PARSER_VERSION, extract
-from agentur.knowledge.lexical import detect_language, index_terms
 from agentur.knowledge.neutralize_document import neutralize_document
+from agentur.knowledge.prepare_chunks import PreparedChunks, prepare_chunks
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
@@ -37,13 +39,18 @@ from agentur.storage.models.knowledge import FileContentIndex
 logger = logging.getLogger(__name__)
 
 PENDING, INDEXING, INDEXED, FAILED = "pending", "indexing", "indexed", "failed"
+LEXICAL_ONLY = "lexical_only"  # indexed, but the embedder failed: no vectors yet (retried)
 MAX_ERROR_CHARS = 2_000
+# A file deleted while it was indexed: its index row vanished under us (normal, not an error).
+GONE_ERRORS = (IntegrityError, StaleDataError)
+
+ProgressCallback = Callable[[int, int], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
 class IndexOutcome:
     file_id: str
-    status: str  # indexed | failed | unchanged | busy | gone
+    status: str  # indexed | lexical_only | failed | unchanged | busy | gone
     chunks: int = 0
     error: str | None = None
     embedded: bool = False
@@ -101,13 +108,17 @@ class FileIndexer:
     # --- finding work ----------------------------------------------------------------------
 
     def _stale_condition(self):  # noqa: ANN202 - a SQLAlchemy boolean clause
-        expired = utc_now() - timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
+        now = utc_now()
+        expired = now - timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
+        retry = now - timedelta(seconds=self.settings.knowledge_embedding_retry_seconds)
         return or_(
             FileContentIndex.id.is_(None),
             FileContentIndex.status == PENDING,
             and_(FileContentIndex.status == INDEXING, FileContentIndex.claimed_at < expired),
+            # Indexed while the embedder was down: try for vectors again now and then.
+            and_(FileContentIndex.status == LEXICAL_ONLY, FileContentIndex.indexed_at < retry),
             and_(
-                FileContentIndex.status.in_([INDEXED, FAILED]),
+                FileContentIndex.status.in_([INDEXED, LEXICAL_ONLY, FAILED]),
                 or_(
                     FileContentIndex.content_sha256.is_distinct_from(File.sha256),
                     FileContentIndex.config_key.is_distinct_from(self.config_key),
@@ -141,12 +152,22 @@ class FileIndexer:
 
     # --- indexing --------------------------------------------------------------------------
 
-    async def index_file(self, file_id: str, *, force: bool = False) -> IndexOutcome:
+    async def index_file(
+        self, file_id: str, *, force: bool = False, on_progress: ProgressCallback | None = None
+    ) -> IndexOutcome:
+        """Index one file; `on_progress(chunks_done, chunks_total)` follows the embedding."""
         claim = await self._claim(file_id, force)
         if isinstance(claim, IndexOutcome):
             return claim
+        nice = self.settings.knowledge_index_nice
         try:
-            return await self._build_and_store(claim)
+            with background_work(
+                nice if self.settings.knowledge_index_executor == "process" else None
+            ):
+                return await self._build_and_store(claim, on_progress)
+        except GONE_ERRORS:
+            logger.debug("file %s was deleted while it was indexed", file_id)
+            return IndexOutcome(file_id, "gone")
         except Exception as error:  # anything unexpected: record it, never lose the loop
             logger.exception("indexing %s failed", file_id)
             await self._store_failure(claim, f"{type(error).__name__}: {error}", None)
@@ -179,6 +200,7 @@ class FileIndexer:
                 index.owner_id, index.scope = file.owner_id, file.scope
                 index.feature_instance_id = file.feature_instance_id
                 index.status, index.claimed_by, index.claimed_at = INDEXING, self.worker_id, now
+                index.chunks_total = index.chunks_done = index.progress_started_at = None
                 return _Claim(
                     file.id,
                     file.name,
@@ -190,8 +212,10 @@ class FileIndexer:
                     file.owner_id,
                     file.scope,
                 )
-        except IntegrityError:  # another worker inserted the row first
+        except IntegrityError:  # another worker inserted the row first, or the file went
             return IndexOutcome(file_id, "busy")
+        except StaleDataError:  # the file (and its index row) was deleted meanwhile
+            return IndexOutcome(file_id, "gone")
 
     def _is_current(self, index: FileContentIndex, file: File) -> bool:
         return (
@@ -201,14 +225,16 @@ class FileIndexer:
             and index.scope == file.scope
         )
 
-    async def _build_and_store(self, claim: _Claim) -> IndexOutcome:
+    async def _build_and_store(
+        self, claim: _Claim, on_progress: ProgressCallback | None
+    ) -> IndexOutcome:
         if claim.size > self.settings.knowledge_max_extract_bytes:
             message = f"file is larger than {self.settings.knowledge_max_extract_bytes} bytes"
             await self._store_failure(claim, message, None)
             return IndexOutcome(claim.file_id, FAILED, error=message)
         try:
             data = await asyncio.to_thread(self.blobs.read_bytes, claim.sha256)
-            document = await asyncio.to_thread(extract, data, claim.name, claim.mime_type)
+            document = await offload(extract, data, claim.name, claim.mime_type)
         except (InvalidInputError, OSError) as error:
             message = getattr(error, "detail", None) or str(error)
             await self._store_failure(claim, message, None)
@@ -226,19 +252,8 @@ class FileIndexer:
                 message = f"neutralization failed, nothing stored: {type(error).__name__}: {error}"
                 await self._store_failure(claim, message, "failed")
                 return IndexOutcome(claim.file_id, FAILED, error=message)
-        drafts = chunk_document(document, self.chunking)
-        language = detect_language(document.text)
-        vectors: list[list[float]] | None = None
-        model: str | None = None
-        embedding_error: str | None = None
-        if drafts and self.embedder.configured:
-            try:
-                embedded = await self.embedder.embed(
-                    [d.context_text for d in drafts], context, purpose="index"
-                )
-                vectors, model = embedded.vectors, embedded.model
-            except EmbeddingUnavailable as error:
-                embedding_error = str(error)[:MAX_ERROR_CHARS]
+        prepared = await offload(prepare_chunks, document, self.chunking)
+        vectors, model, embedding_error = await self._embed(claim, prepared, context, on_progress)
         rows = [
             ChunkRow(
                 ordinal=d.ordinal,
@@ -248,17 +263,19 @@ class FileIndexer:
                 page=d.page,
                 start=d.start,
                 end=d.end,
-                language=language,
-                terms=index_terms(d.context_text, language),
+                language=prepared.language,
+                terms=prepared.terms[i],
                 vector=vectors[i] if vectors else None,
             )
-            for i, d in enumerate(drafts)
+            for i, d in enumerate(prepared.drafts)
         ]
+        status = LEXICAL_ONLY if embedding_error is not None else INDEXED
         try:
             async with self.database.transaction() as session:
                 index = await _index_row(session, claim.file_id)
                 if index is None or index.claimed_by != self.worker_id:
-                    return IndexOutcome(claim.file_id, "busy")
+                    gone = index is None and await session.get(File, claim.file_id) is None
+                    return IndexOutcome(claim.file_id, "gone" if gone else "busy")
                 await delete_file_chunks(session, claim.file_id)
                 await insert_chunks(
                     session,
@@ -270,7 +287,7 @@ class FileIndexer:
                 )
                 if self.after_chunks_written is not None:
                     await self.after_chunks_written()
-                index.status, index.error = INDEXED, None
+                index.status, index.error = status, None
                 index.content_sha256, index.config_key = claim.sha256, self.config_key
                 index.scope = claim.scope
                 index.embedding_model, index.embedding_error = model, embedding_error
@@ -281,9 +298,54 @@ class FileIndexer:
                 index.extracted_text = document.text
                 index.chunk_count = len(rows)
                 index.claimed_by, index.claimed_at, index.indexed_at = None, None, utc_now()
-        except IntegrityError:  # the file was deleted while we worked
+        except GONE_ERRORS:  # the file was deleted while we worked
             return IndexOutcome(claim.file_id, "gone")
-        return IndexOutcome(claim.file_id, INDEXED, len(rows), embedded=vectors is not None)
+        return IndexOutcome(claim.file_id, status, len(rows), embedded=vectors is not None)
+
+    async def _embed(
+        self,
+        claim: _Claim,
+        prepared: PreparedChunks,
+        context: RequestContext,
+        on_progress: ProgressCallback | None,
+    ) -> tuple[list[list[float]] | None, str | None, str | None]:
+        """(vectors, model, error): no vectors and no error when no embedder is configured."""
+        total = len(prepared.drafts)
+        started = utc_now()
+
+        async def progress(done: int) -> None:
+            await self._record_progress(claim.file_id, done, total, started)
+            if on_progress is not None:
+                await on_progress(done, total)
+
+        await progress(0)
+        if not prepared.drafts or not self.embedder.configured:
+            await progress(total)
+            return None, None, None
+        try:
+            embedded = await self.embedder.embed(
+                [d.context_text for d in prepared.drafts],
+                context,
+                purpose="index",
+                on_batch=progress,
+            )
+        except EmbeddingUnavailable as error:
+            return None, None, str(error)[:MAX_ERROR_CHARS]
+        return embedded.vectors, embedded.model, None
+
+    async def _record_progress(
+        self, file_id: str, done: int, total: int, started: datetime
+    ) -> None:
+        # A plain UPDATE by claim: matches nothing (and raises nothing) once the file is gone.
+        async with self.database.transaction() as session:
+            await session.execute(
+                update(FileContentIndex)
+                .where(
+                    FileContentIndex.file_id == file_id,
+                    FileContentIndex.claimed_by == self.worker_id,
+                )
+                .values(chunks_total=total, chunks_done=done, progress_started_at=started)
+            )
 
     async def _store_failure(self, claim: _Claim, message: str, neutralization: str | None) -> None:
         try:
@@ -302,7 +364,7 @@ class FileIndexer:
                 if neutralization is not None:
                     index.neutralization_status = neutralization
                 index.claimed_by, index.claimed_at = None, None
-        except IntegrityError:
+        except GONE_ERRORS:
             pass
 
     async def request_reindex(self, session: AsyncSession, file: File) -> FileContentIndex:

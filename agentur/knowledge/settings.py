@@ -72,6 +72,24 @@ class KnowledgeSettings(PartSettings):
         ge=0,
         description="Tokens (≈ characters / 4) of the RAG block, split over its six layers.",
     )
+    knowledge_index_executor: Literal["process", "thread"] = Field(
+        default="process",
+        description="Where indexing's CPU-heavy steps (extraction, chunking, local passage "
+        "embeddings) run: `process`, one low-priority worker process, so searches and other "
+        "requests keep the CPU; `thread`, threads of the indexing process (no extra process).",
+    )
+    knowledge_index_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="Nice level of the indexing worker process (higher: yields the CPU sooner).",
+    )
+    knowledge_embedding_retry_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Files indexed while the embedder failed (status `lexical_only`) are "
+        "re-embedded when their last try is older than this.",
+    )
     knowledge_worker_enabled: bool = Field(
         default=True,
         description="Run the background indexer inside `agentur serve` (off: run "

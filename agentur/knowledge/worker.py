@@ -20,6 +20,8 @@ from agentur.knowledge.indexer import FileIndexer, IndexOutcome
 logger = logging.getLogger(__name__)
 
 BATCH = 20
+# Outcomes that did work (so there may be more): anything but unchanged / busy.
+WORKED = ("indexed", "lexical_only", "failed", "gone")
 SWEEP_INTERVAL_SECONDS = 60.0
 
 
@@ -49,7 +51,7 @@ class IndexWorker:
         while True:
             batch = await self.run_once()
             done += batch
-            if not any(o.status in ("indexed", "failed", "gone") for o in batch):
+            if not any(o.status in WORKED for o in batch):
                 return done
 
     async def run_forever(self) -> None:
@@ -62,7 +64,7 @@ class IndexWorker:
             except Exception:  # the worker outlives any one failure (database restarts, …)
                 logger.exception("knowledge worker round failed")
                 outcomes = []
-            if any(o.status in ("indexed", "failed", "gone") for o in outcomes):
+            if any(o.status in WORKED for o in outcomes):
                 continue
             self._wake.clear()
             with contextlib.suppress(TimeoutError):

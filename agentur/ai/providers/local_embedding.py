@@ -14,7 +14,6 @@ The model loads lazily on the first call, so building the provider costs nothing
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ProviderError
+from agentur.cpu_pool import offload
 
 # onnxruntime phones home on some platforms unless told not to; we run offline.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -103,6 +103,31 @@ ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine]] = {
 }
 
 
+_engines: dict[str, Engine] = {}
+_engine_lock = threading.Lock()
+
+
+def embed_marked(model_name: str, texts: list[str]) -> list[list[float]]:
+    """Vectors for texts (a `query: ` prefix marks a query), with this process's engine.
+
+    A module function, so the background worker process (agentur.cpu_pool) can run it: the
+    engine then loads once in that process."""
+    with _engine_lock:  # one model instance, not safe to enter concurrently
+        engine = _engines.get(model_name)
+        if engine is None:
+            engine = _engines[model_name] = ENGINES[model_name]()
+        queries = [t.startswith(QUERY_MARKER) for t in texts]
+        result: list[list[float]] = [[] for _ in texts]
+        for is_query in (False, True):
+            positions = [i for i, q in enumerate(queries) if q is is_query]
+            if not positions:
+                continue
+            batch = [texts[i][len(QUERY_MARKER) :] if is_query else texts[i] for i in positions]
+            for i, vector in zip(positions, engine.embed(batch, is_query), strict=True):
+                result[i] = vector
+        return result
+
+
 class LocalEmbeddingProvider:
     name = PROVIDER_NAME
 
@@ -112,8 +137,6 @@ class LocalEmbeddingProvider:
                 f"unknown local embedding model {model_name!r}; choose one of {sorted(ENGINES)}"
             )
         self.model_name = model_name
-        self._engine: Engine | None = None
-        self._lock = threading.Lock()
 
     def models(self) -> list[ModelSpec]:
         return [
@@ -136,24 +159,11 @@ class LocalEmbeddingProvider:
         raise ProviderError("the local provider only embeds", provider=self.name)
         yield  # pragma: no cover - makes this an async generator
 
-    def _embed_sync(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:  # one model instance, not safe to enter concurrently
-            if self._engine is None:
-                self._engine = ENGINES[self.model_name]()
-            queries = [t.startswith(QUERY_MARKER) for t in texts]
-            result: list[list[float]] = [[] for _ in texts]
-            for is_query in (False, True):
-                positions = [i for i, q in enumerate(queries) if q is is_query]
-                if not positions:
-                    continue
-                batch = [texts[i][len(QUERY_MARKER) :] if is_query else texts[i] for i in positions]
-                for i, vector in zip(positions, self._engine.embed(batch, is_query), strict=True):
-                    result[i] = vector
-            return result
-
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        # Indexing (inside cpu_pool.background_work) embeds in the low-priority worker process
+        # with its own model instance, so a query embedded here never waits behind a batch.
         try:
-            vectors = await asyncio.to_thread(self._embed_sync, texts)
+            vectors = await offload(embed_marked, self.model_name, texts)
         except (ImportError, OSError, RuntimeError, ValueError) as error:
             raise ProviderError(f"local embedding failed: {error}", provider=self.name) from error
         return vectors, sum(max(1, len(t) // 4) for t in texts)

@@ -1,0 +1,101 @@
+"""One low-priority worker process for CPU-heavy background work (indexing).
+
+Extraction, chunking and the local model's passage embeddings hold a CPU for seconds to minutes;
+on the server's event loop (or in its threads, where pure-Python work holds the GIL) they
+starve requests. They run here instead: one spawned process (one, because the model uses every
+core anyway), started lazily, re-nice'd so the kernel gives the API process and its query
+embeddings the CPU first (`AGENTUR_KNOWLEDGE_INDEX_NICE`).
+
+Code that runs background work marks it with `background_work()`; code deep inside (the local
+embedding provider) asks `in_background()` to choose between the pool and an in-process thread,
+so the provider protocol needs no priority argument. Both live here because the AI gateway and the
+knowledge store use them and neither may import the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextvars import ContextVar
+from functools import partial
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_background: ContextVar[bool] = ContextVar("agentur_background_work", default=False)
+_current_nice: ContextVar[int] = ContextVar("agentur_background_nice", default=0)
+_pool: ProcessPoolExecutor | None = None
+_pool_nice = 0
+_guard = threading.Lock()
+
+
+def _lower_priority(nice: int) -> None:
+    if nice > 0:
+        with contextlib.suppress(OSError):  # some sandboxes refuse; then we run at equal priority
+            os.nice(nice)
+
+
+def _executor(nice: int) -> ProcessPoolExecutor:
+    global _pool, _pool_nice
+    with _guard:
+        if _pool is None or _pool_nice != nice:
+            if _pool is not None:
+                _pool.shutdown(wait=False, cancel_futures=True)
+            # spawn, not fork: the parent has threads (aiosqlite, onnxruntime) a fork would copy
+            # mid-lock.
+            _pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+                initargs=(nice,),
+            )
+            _pool_nice = nice
+        return _pool
+
+
+async def run_in_pool(nice: int, function: Callable[..., T], *args: object) -> T:
+    """`function(*args)` in the worker process (picklable function and arguments)."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(_executor(nice), partial(function, *args))
+    except BrokenProcessPool:  # the worker died (killed, out of memory): one fresh try
+        shutdown_pool()
+        return await loop.run_in_executor(_executor(nice), partial(function, *args))
+
+
+def shutdown_pool() -> None:
+    global _pool
+    with _guard:
+        if _pool is not None:
+            _pool.shutdown(wait=False, cancel_futures=True)
+            _pool = None
+
+
+@contextlib.contextmanager
+def background_work(nice: int | None) -> Iterator[None]:
+    """Within this block, work that can be offloaded runs in the pool at `nice` (None: in
+    process, e.g. the thread executor setting)."""
+    token = _background.set(nice is not None)
+    previous = _current_nice.set(nice or 0)
+    try:
+        yield
+    finally:
+        _current_nice.reset(previous)
+        _background.reset(token)
+
+
+def in_background() -> bool:
+    return _background.get()
+
+
+async def offload(function: Callable[..., T], *args: object) -> T:
+    """Run in the pool when inside `background_work`, else in a thread of this process."""
+    if in_background():
+        return await run_in_pool(_current_nice.get(), function, *args)
+    return await asyncio.to_thread(function, *args)
