@@ -19,6 +19,7 @@ import contextlib
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -35,10 +36,18 @@ _pool_nice = 0
 _guard = threading.Lock()
 
 
-def _lower_priority(nice: int) -> None:
+def _start_worker(nice: int, parent: int) -> None:
     if nice > 0:
         with contextlib.suppress(OSError):  # some sandboxes refuse; then we run at equal priority
             os.nice(nice)
+    # A parent killed outright (SIGKILL, OOM) leaves the pool's worker waiting forever: leave too.
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _executor(nice: int) -> ProcessPoolExecutor:
@@ -52,8 +61,8 @@ def _executor(nice: int) -> ProcessPoolExecutor:
             _pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-                initargs=(nice,),
+                initializer=_start_worker,
+                initargs=(nice, os.getpid()),
             )
             _pool_nice = nice
         return _pool

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -26,10 +26,21 @@ from agentur.cpu_pool import background_work, offload
 from agentur.errors import InvalidInputError
 from agentur.knowledge.chunk_store import ChunkRow, delete_file_chunks, insert_chunks
 from agentur.knowledge.chunking import ChunkingConfig
-from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
+from agentur.knowledge.embed_chunks import (
+    MAX_ERROR_CHARS,
+    EmbeddedChunks,
+    IndexProgress,
+    ProgressCallback,
+    embed_chunks,
+)
+from agentur.knowledge.embedding import Embedder
 from agentur.knowledge.extract import PARSER_VERSION, extract
 from agentur.knowledge.neutralize_document import neutralize_document
-from agentur.knowledge.prepare_chunks import PreparedChunks, prepare_chunks
+from agentur.knowledge.prepare_chunks import (
+    PreparedChunks,
+    extract_and_prepare,
+    prepare_chunks,
+)
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
@@ -40,11 +51,8 @@ logger = logging.getLogger(__name__)
 
 PENDING, INDEXING, INDEXED, FAILED = "pending", "indexing", "indexed", "failed"
 LEXICAL_ONLY = "lexical_only"  # indexed, but the embedder failed: no vectors yet (retried)
-MAX_ERROR_CHARS = 2_000
 # A file deleted while it was indexed: its index row vanished under us (normal, not an error).
 GONE_ERRORS = (IntegrityError, StaleDataError)
-
-ProgressCallback = Callable[[int, int], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,9 +240,15 @@ class FileIndexer:
             message = f"file is larger than {self.settings.knowledge_max_extract_bytes} bytes"
             await self._store_failure(claim, message, None)
             return IndexOutcome(claim.file_id, FAILED, error=message)
+        prepared: PreparedChunks | None = None
         try:
             data = await asyncio.to_thread(self.blobs.read_bytes, claim.sha256)
-            document = await offload(extract, data, claim.name, claim.mime_type)
+            if claim.neutralize:  # neutralize between extraction and chunking
+                document = await offload(extract, data, claim.name, claim.mime_type)
+            else:
+                document, prepared = await offload(
+                    extract_and_prepare, data, claim.name, claim.mime_type, self.chunking
+                )
         except (InvalidInputError, OSError) as error:
             message = getattr(error, "detail", None) or str(error)
             await self._store_failure(claim, message, None)
@@ -252,8 +266,10 @@ class FileIndexer:
                 message = f"neutralization failed, nothing stored: {type(error).__name__}: {error}"
                 await self._store_failure(claim, message, "failed")
                 return IndexOutcome(claim.file_id, FAILED, error=message)
-        prepared = await offload(prepare_chunks, document, self.chunking)
-        vectors, model, embedding_error = await self._embed(claim, prepared, context, on_progress)
+        if prepared is None:
+            prepared = await offload(prepare_chunks, document, self.chunking)
+        embedded = await self._embed(claim, prepared, context, on_progress)
+        vectors, model, embedding_error = embedded.vectors, embedded.model, embedded.error
         rows = [
             ChunkRow(
                 ordinal=d.ordinal,
@@ -296,7 +312,7 @@ class FileIndexer:
                 index.format = document.format
                 index.structure, index.summary = document.structure(), document.summary()
                 index.extracted_text = document.text
-                index.chunk_count = len(rows)
+                index.chunk_count = index.chunks_total = index.chunks_done = len(rows)
                 index.claimed_by, index.claimed_at, index.indexed_at = None, None, utc_now()
         except GONE_ERRORS:  # the file was deleted while we worked
             return IndexOutcome(claim.file_id, "gone")
@@ -308,44 +324,11 @@ class FileIndexer:
         prepared: PreparedChunks,
         context: RequestContext,
         on_progress: ProgressCallback | None,
-    ) -> tuple[list[list[float]] | None, str | None, str | None]:
-        """(vectors, model, error): no vectors and no error when no embedder is configured."""
-        total = len(prepared.drafts)
-        started = utc_now()
-
-        async def progress(done: int) -> None:
-            await self._record_progress(claim.file_id, done, total, started)
-            if on_progress is not None:
-                await on_progress(done, total)
-
-        await progress(0)
-        if not prepared.drafts or not self.embedder.configured:
-            await progress(total)
-            return None, None, None
-        try:
-            embedded = await self.embedder.embed(
-                [d.context_text for d in prepared.drafts],
-                context,
-                purpose="index",
-                on_batch=progress,
-            )
-        except EmbeddingUnavailable as error:
-            return None, None, str(error)[:MAX_ERROR_CHARS]
-        return embedded.vectors, embedded.model, None
-
-    async def _record_progress(
-        self, file_id: str, done: int, total: int, started: datetime
-    ) -> None:
-        # A plain UPDATE by claim: matches nothing (and raises nothing) once the file is gone.
-        async with self.database.transaction() as session:
-            await session.execute(
-                update(FileContentIndex)
-                .where(
-                    FileContentIndex.file_id == file_id,
-                    FileContentIndex.claimed_by == self.worker_id,
-                )
-                .values(chunks_total=total, chunks_done=done, progress_started_at=started)
-            )
+    ) -> EmbeddedChunks:
+        progress = IndexProgress(
+            self.database, claim.file_id, self.worker_id, len(prepared.drafts), on_progress
+        )
+        return await embed_chunks(self.embedder, prepared, context, progress)
 
     async def _store_failure(self, claim: _Claim, message: str, neutralization: str | None) -> None:
         try:
