@@ -3,6 +3,7 @@ to the file's index row so `/v1/files/{id}/index` can show it and an ETA."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -10,7 +11,6 @@ from sqlalchemy import update
 
 from agentur.context import RequestContext, utc_now
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
-from agentur.knowledge.prepare_chunks import PreparedChunks
 from agentur.storage.database import Database
 from agentur.storage.models.knowledge import FileContentIndex
 
@@ -64,23 +64,35 @@ class IndexProgress:
 
 
 async def embed_chunks(
-    embedder: Embedder, prepared: PreparedChunks, context: RequestContext, progress: IndexProgress
-) -> EmbeddedChunks:
-    total = len(prepared.drafts)
-    # One batch finishes at once: the final write records it, no progress rows needed.
-    record = total > embedder.batch
+    embedder: Embedder,
+    texts: list[list[str]],
+    context: RequestContext,
+    progress: list[IndexProgress],
+) -> list[EmbeddedChunks]:
+    """Embed the chunk texts of several files (one owner) in shared batches, so small files fill
+    a batch together; each file's progress follows its own chunks."""
+    ends = list(itertools.accumulate(len(t) for t in texts))
+    # A file that fits one batch finishes at once: its final write records that, no progress row.
+    record = [len(t) > embedder.batch for t in texts]
+    reported = [-1] * len(texts)
 
     async def batch_done(done: int) -> None:
-        await progress(done, record=record)
+        for i, file_progress in enumerate(progress):
+            mine = min(max(done - (ends[i] - len(texts[i])), 0), len(texts[i]))
+            if mine != reported[i]:
+                reported[i] = mine
+                await file_progress(mine, record=record[i])
 
     await batch_done(0)
-    if not prepared.drafts or not embedder.configured:
-        await batch_done(total)
-        return EmbeddedChunks(None, None, None)
+    flat = [text for file_texts in texts for text in file_texts]
+    if not flat or not embedder.configured:
+        await batch_done(len(flat))
+        return [EmbeddedChunks(None, None, None) for _ in texts]
     try:
-        embedded = await embedder.embed(
-            [d.context_text for d in prepared.drafts], context, purpose="index", on_batch=batch_done
-        )
+        embedded = await embedder.embed(flat, context, purpose="index", on_batch=batch_done)
     except EmbeddingUnavailable as error:
-        return EmbeddedChunks(None, None, str(error)[:MAX_ERROR_CHARS])
-    return EmbeddedChunks(embedded.vectors, embedded.model, None)
+        return [EmbeddedChunks(None, None, str(error)[:MAX_ERROR_CHARS]) for _ in texts]
+    return [
+        EmbeddedChunks(embedded.vectors[end - len(t) : end], embedded.model, None)
+        for t, end in zip(texts, ends, strict=True)
+    ]

@@ -37,9 +37,7 @@ class IndexWorker:
         self._wake.set()
 
     async def run_once(self, limit: int = BATCH) -> list[IndexOutcome]:
-        outcomes = []
-        for file_id in await self.indexer.stale_file_ids(limit):
-            outcomes.append(await self.indexer.index_file(file_id))
+        outcomes = await self.indexer.index_files(await self.indexer.stale_file_ids(limit))
         if time.monotonic() - self._last_sweep > SWEEP_INTERVAL_SECONDS:
             self._last_sweep = time.monotonic()
             async with self.indexer.database.transaction() as session:

@@ -161,3 +161,38 @@ async def test_local_passage_embeddings_run_in_the_worker_process() -> None:
     for a, b in zip(in_process, in_worker, strict=True):
         assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.999
     assert sum(x * y for x, y in zip(in_worker[0], in_worker[1], strict=True)) < 0.999
+
+
+async def test_small_files_share_embedding_batches(
+    runtime: Runtime, small_batches: KnowledgeStore, tenants
+) -> None:
+    alice = await tenants.member()
+    bob = await tenants.member()
+    topics = ["glacier", "harbour", "vineyard", "observatory", "monastery", "lighthouse"]
+    files = [await upload(runtime, alice.context, f"{t}.txt", f"The {t} tour.") for t in topics]
+    other = await upload(runtime, bob.context, "bob.txt", "The orchard tour.")
+    provider = small_batches.embedder.ai.providers["scripted"]  # type: ignore[union-attr]
+    original = provider.embed
+    calls: list[int] = []
+
+    async def counted(model, texts):  # noqa: ANN001, ANN202
+        calls.append(len(texts))
+        return await original(model, texts)
+
+    provider.embed = counted  # type: ignore[method-assign]
+    outcomes = await small_batches.worker.run_once()
+    assert {o.status for o in outcomes} == {"indexed"} and len(outcomes) == len(topics) + 1
+    # Alice's six one-chunk files fill batches of four; Bob's file (another owner) goes alone.
+    assert sorted(calls) == sorted([BATCH, len(topics) - BATCH, 1])
+
+    provider.embed = original  # type: ignore[method-assign]
+    async with runtime.database.session() as session:
+        for topic, file in zip(topics, files, strict=True):
+            found = await small_batches.search.search(
+                session, f"The {topic} tour.", alice.context, legs=("vector",)
+            )
+            assert found.hits[0].file_id == file.id  # each file got its own vectors back
+        found = await small_batches.search.search(
+            session, "The orchard tour.", bob.context, legs=("vector",)
+        )
+        assert [h.file_id for h in found.hits] == [other.id]
