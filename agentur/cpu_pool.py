@@ -30,7 +30,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _background: ContextVar[bool] = ContextVar("agentur_background_work", default=False)
-_current_nice: ContextVar[int] = ContextVar("agentur_background_nice", default=0)
+_offload_nice: ContextVar[int | None] = ContextVar("agentur_offload_nice", default=None)
 _pool: ProcessPoolExecutor | None = None
 _pool_nice = 0
 _guard = threading.Lock()
@@ -88,14 +88,14 @@ def shutdown_pool() -> None:
 
 @contextlib.contextmanager
 def background_work(nice: int | None) -> Iterator[None]:
-    """Within this block, work that can be offloaded runs in the pool at `nice` (None: in
-    process, e.g. the thread executor setting)."""
-    token = _background.set(nice is not None)
-    previous = _current_nice.set(nice or 0)
+    """Marks background work (indexing). Within it, `offload` runs in the worker process at
+    `nice`; with None (the `thread` executor setting) in threads of this process."""
+    token = _background.set(True)
+    previous = _offload_nice.set(nice)
     try:
         yield
     finally:
-        _current_nice.reset(previous)
+        _offload_nice.reset(previous)
         _background.reset(token)
 
 
@@ -104,7 +104,8 @@ def in_background() -> bool:
 
 
 async def offload(function: Callable[..., T], *args: object) -> T:
-    """Run in the pool when inside `background_work`, else in a thread of this process."""
-    if in_background():
-        return await run_in_pool(_current_nice.get(), function, *args)
+    """Run in the worker process within `background_work(nice)`, else in a thread of ours."""
+    nice = _offload_nice.get()
+    if in_background() and nice is not None:
+        return await run_in_pool(nice, function, *args)
     return await asyncio.to_thread(function, *args)

@@ -211,7 +211,7 @@ async def throughput(work: Path, label: str, docs: list[dict]) -> None:
     store = KnowledgeStore(runtime, SETTINGS)
     context = await make_tenant(runtime)
     # Warm-up: the worker process starts and loads the model; a first small file indexes.
-    await run_in_pool(nice, embed_marked, MODEL, ["Aufwärmen", "query: Aufwärmen?"])
+    await run_in_pool(nice, embed_marked, MODEL, ["Aufwärmen", "query: Aufwärmen?"], True)
     await upload_docs(runtime, context, [{"doc_id": "warm-up", "text": "Aufwärmen."}])
     await store.worker.run_until_idle()
     await upload_docs(runtime, context, docs)
@@ -230,7 +230,7 @@ async def throughput(work: Path, label: str, docs: list[dict]) -> None:
     await runtime.close()
     started = time.perf_counter()
     for start in range(0, len(texts), BATCH):
-        await run_in_pool(nice, embed_marked, MODEL, texts[start : start + BATCH])
+        await run_in_pool(nice, embed_marked, MODEL, texts[start : start + BATCH], True)
     raw = time.perf_counter() - started
     raw_rate, pipeline_rate = len(texts) / raw, chunks / pipeline
     chars = sum(len(t) for t in texts) / max(1, len(texts))

@@ -10,6 +10,7 @@ import os
 import httpx
 import pytest
 
+from agentur.ai.providers import local_embedding
 from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
@@ -145,8 +146,9 @@ async def test_background_work_runs_in_a_lower_priority_process() -> None:
     assert await offload(os.getpid) == here  # outside background work: a thread of ours
     with background_work(5):
         assert await offload(os.getpid) != here
-    with background_work(None):  # the `thread` executor setting
-        assert await offload(os.getpid) == here
+    with background_work(None):  # the `thread` executor setting: still background work
+        assert in_background() and await offload(os.getpid) == here
+    assert not in_background()
     assert await run_in_pool(5, os.nice, 0) == min(19, os.nice(0) + 5)
 
 
@@ -161,6 +163,15 @@ async def test_local_passage_embeddings_run_in_the_worker_process() -> None:
     for a, b in zip(in_process, in_worker, strict=True):
         assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.999
     assert sum(x * y for x, y in zip(in_worker[0], in_worker[1], strict=True)) < 0.999
+
+    # In process too (the `thread` executor), indexing has its own model instance: a query is
+    # embedded while an indexing batch holds that instance.
+    with background_work(None):
+        await provider.embed(spec, texts[:1])
+    indexing_lock, _ = local_embedding._engine(provider.model_name, True)
+    with indexing_lock:
+        query, _ = await asyncio.wait_for(provider.embed(spec, texts[1:]), timeout=120)
+    assert sum(x * y for x, y in zip(query[0], in_process[1], strict=True)) > 0.999
 
 
 async def test_small_files_share_embedding_batches(

