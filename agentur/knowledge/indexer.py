@@ -1,4 +1,9 @@
-"""`index_file` (K2): claim → extract → neutralize → chunk → embed → one atomic write.
+"""`index_files` (K2): claim → extract → neutralize → chunk → embed → one atomic write per file.
+
+Extraction, chunking and the local model's passage embeddings run in the low-priority worker
+process (agentur.cpu_pool, `AGENTUR_KNOWLEDGE_INDEX_EXECUTOR`), never on the event loop; small
+files of one owner share embedding batches. Progress (chunks embedded of total) is written to the
+index row while a file embeds; a file whose vectors could not be had is `lexical_only` and retried.
 
 Only the last step touches the chunks, in a single transaction that replaces the file's old
 chunks, terms and vectors and marks the index `indexed`. A crash before it leaves the previous
