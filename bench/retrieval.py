@@ -85,6 +85,8 @@ class CachedProvider(LocalEmbeddingProvider):
             vectors, _ = await super().embed(model, missing)
             for t, v in zip(missing, vectors, strict=True):
                 self.cache[hashlib.sha1(t.encode()).hexdigest()] = v
+            if self.misses // 256 != (self.misses - len(missing)) // 256:
+                self.save()  # now and then, so an interrupted run keeps what it embedded
         return [self.cache[k] for k in keys], 0
 
     def save(self) -> None:
