@@ -207,3 +207,25 @@ async def test_small_files_share_embedding_batches(
             session, "The orchard tour.", bob.context, legs=("vector",)
         )
         assert [h.file_id for h in found.hits] == [other.id]
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+async def test_the_executor_setting_chooses_where_indexing_runs(
+    runtime: Runtime, tenants, executor: str
+) -> None:
+    await runtime.ai.aclose()
+    runtime.ai = AiService([ScriptedProvider()])
+    store = KnowledgeStore(runtime, knowledge_settings(knowledge_index_executor=executor))
+    alice = await tenants.member()
+    file = await upload(runtime, alice.context, "guide.md", "# Guide\n\nZermatt glacier tours.")
+    provider = store.embedder.ai.providers["scripted"]  # type: ignore[union-attr]
+    original = provider.embed
+    pids: list[int] = []
+
+    async def where(model, texts):  # noqa: ANN001, ANN202
+        pids.append(await offload(os.getpid))  # what the indexer's offloaded steps would use
+        return await original(model, texts)
+
+    provider.embed = where  # type: ignore[method-assign]
+    assert (await store.indexer.index_file(file.id)).status == "indexed"
+    assert len(pids) == 1 and (pids[0] == os.getpid()) is (executor == "thread")
