@@ -284,12 +284,14 @@ class FileIndexer:
             message = f"file is larger than {self.settings.knowledge_max_extract_bytes} bytes"
             return await self._store_failure(claim, message, None)
         prepared: PreparedChunks | None = None
+        small = claim.size <= self.settings.knowledge_index_inline_bytes
+        run = asyncio.to_thread if small else offload  # a tiny file is not worth a round trip
         try:
             data = await asyncio.to_thread(self.blobs.read_bytes, claim.sha256)
             if claim.neutralize:  # neutralize between extraction and chunking
-                document = await offload(extract, data, claim.name, claim.mime_type)
+                document = await run(extract, data, claim.name, claim.mime_type)
             else:
-                document, prepared = await offload(
+                document, prepared = await run(
                     extract_and_prepare, data, claim.name, claim.mime_type, self.chunking
                 )
         except (InvalidInputError, OSError) as error:
@@ -308,7 +310,7 @@ class FileIndexer:
                 message = f"neutralization failed, nothing stored: {type(error).__name__}: {error}"
                 return await self._store_failure(claim, message, "failed")
         if prepared is None:
-            prepared = await offload(prepare_chunks, document, self.chunking)
+            prepared = await run(prepare_chunks, document, self.chunking)
         return BuiltFile(claim, document, prepared, neutralization, context)
 
     async def _store_failure(

@@ -84,6 +84,12 @@ class KnowledgeSettings(PartSettings):
         le=19,
         description="Nice level of the indexing worker process (higher: yields the CPU sooner).",
     )
+    knowledge_index_inline_bytes: int = Field(
+        default=32_768,
+        ge=0,
+        description="Files up to this size are extracted and chunked in a thread of the "
+        "indexing process: for them a round trip to the worker process costs more than the work.",
+    )
     knowledge_embedding_retry_seconds: float = Field(
         default=300.0,
         gt=0,
