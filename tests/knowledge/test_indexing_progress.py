@@ -15,12 +15,14 @@ from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.cpu_pool import background_work, in_background, offload, run_in_pool
+from agentur.knowledge.settings import KnowledgeSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.workspace.files import FileService
 from tests.knowledge.conftest import knowledge_settings, upload
 
 BATCH = 4
+NICE = KnowledgeSettings().knowledge_index_nice  # the default: the tests share one pool process
 
 
 def _large_markdown(sections: int) -> str:
@@ -144,12 +146,12 @@ async def test_a_file_deleted_mid_indexing_is_gone_quietly(
 async def test_background_work_runs_in_a_lower_priority_process() -> None:
     here = os.getpid()
     assert await offload(os.getpid) == here  # outside background work: a thread of ours
-    with background_work(5):
+    with background_work(NICE):
         assert await offload(os.getpid) != here
     with background_work(None):  # the `thread` executor setting: still background work
         assert in_background() and await offload(os.getpid) == here
     assert not in_background()
-    assert await run_in_pool(5, os.nice, 0) == min(19, os.nice(0) + 5)
+    assert await run_in_pool(NICE, os.nice, 0) == min(19, os.nice(0) + NICE)
 
 
 async def test_local_passage_embeddings_run_in_the_worker_process() -> None:
@@ -157,7 +159,7 @@ async def test_local_passage_embeddings_run_in_the_worker_process() -> None:
     spec = provider.models()[0]
     texts = ["Gletschertouren starten in Zermatt.", "query: Wo starten Gletschertouren?"]
     in_process, _ = await provider.embed(spec, texts)
-    with background_work(5):
+    with background_work(NICE):
         in_worker, _ = await provider.embed(spec, texts)
     assert len(in_worker) == 2 and len(in_worker[0]) == spec.embedding_dimensions
     for a, b in zip(in_process, in_worker, strict=True):
