@@ -262,7 +262,7 @@ async def measure(args: argparse.Namespace, work_root: Path) -> None:
             url = f"sqlite+aiosqlite:///{work_root / 'quality.db'}"
             server = None
             if backend == "postgresql":
-                url, server = postgres_url(work_root / "pg")
+                url, server = postgres_url(work_root)
             print(f"[{backend}] quality", flush=True)
             try:
                 await quality(url, work_root / backend, provider, docs, queries, qrels)
