@@ -2,8 +2,9 @@
 
 `index` uploads the files into the local user's workspace (name = path relative to the given
 argument, `/` shown as ` ∕ `; equal names are replaced, so re-running skips unchanged files)
-and indexes them in this process with a progress bar. `--worker` instead runs the background
-indexer until interrupted (the documented way to index on separate PostgreSQL workers).
+and indexes them in this process with a progress bar per file by chunks embedded. `--worker`
+instead runs the background indexer until interrupted (the documented way to index on separate
+PostgreSQL workers, or beside `agentur serve` with `AGENTUR_KNOWLEDGE_WORKER_ENABLED=0`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -47,6 +48,29 @@ async def _bytes(path: Path) -> AsyncIterator[bytes]:
     yield await asyncio.to_thread(path.read_bytes)
 
 
+class ChunkBar:
+    """A file's progress bar by chunks embedded, drawn once the chunk count is known."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar: Any = None
+        self._shown = 0
+
+    async def update(self, done: int, total: int) -> None:
+        if self._bar is None:
+            self._bar = typer.progressbar(length=max(total, 1), label=self.label, show_pos=True)
+            self._bar.__enter__()
+        self._bar.update(done - self._shown)
+        self._shown = done
+
+    def __enter__(self) -> ChunkBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
 def register(app: typer.Typer) -> None:
     from agentur.cli.main import run_with_runtime
 
@@ -74,20 +98,18 @@ def register(app: typer.Typer) -> None:
             context = await _local_context(runtime, user, "UTC")
             outcomes: Counter[str] = Counter()
             failures: list[str] = []
-            with typer.progressbar(items, label="indexing", show_pos=True) as bar:
-                for path, name in bar:
-                    async with runtime.database.session() as session:
-                        files = FileService(
-                            session, runtime.blobs, context, runtime.workspace_limits
-                        )
-                        stored = await files.upload(
-                            name, _bytes(path), scope=scope, on_conflict=OnConflict.replace
-                        )
-                        await files.commit()
-                    outcome = await store.indexer.index_file(stored.id)
-                    outcomes[outcome.status] += 1
-                    if outcome.status == "failed":
-                        failures.append(f"{path}: {outcome.error}")
+            for number, (path, name) in enumerate(items, start=1):
+                async with runtime.database.session() as session:
+                    files = FileService(session, runtime.blobs, context, runtime.workspace_limits)
+                    stored = await files.upload(
+                        name, _bytes(path), scope=scope, on_conflict=OnConflict.replace
+                    )
+                    await files.commit()
+                with ChunkBar(f"[{number}/{len(items)}] {name}") as bar:
+                    outcome = await store.indexer.index_file(stored.id, on_progress=bar.update)
+                outcomes[outcome.status] += 1
+                if outcome.status == "failed":
+                    failures.append(f"{path}: {outcome.error}")
             for failure in failures:
                 typer.echo(f"failed: {failure}", err=True)
             summary = ", ".join(f"{count} {status}" for status, count in sorted(outcomes.items()))

@@ -24,7 +24,7 @@ from agentur.knowledge.memory import RoundMemoryService, WorkflowMemoryService
 from agentur.knowledge.search import VECTOR, KnowledgeSearch
 from agentur.knowledge.search_legs import SearchFilters
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import READABLE_STATUSES, FileContentIndex
 from agentur.workspace.scopes import Scope, visible_files
 
 logger = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ class AgentContextBuilder:
             .where(
                 File.mandate_id == context.mandate_id,
                 File.scope == Scope.mandate.value,
-                FileContentIndex.status == "indexed",
+                FileContentIndex.status.in_(READABLE_STATUSES),
             )
             .order_by(FileContentIndex.indexed_at.desc())
             .limit(10)

@@ -6,6 +6,7 @@ local models take a `query: ` marker to embed a query as a query (E5 convention)
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from agentur.ai.providers.local_embedding import PROVIDER_NAME, QUERY_MARKER
@@ -40,7 +41,9 @@ class Embedder:
         *,
         purpose: str,
         workflow_id: str | None = None,
+        on_batch: Callable[[int], Awaitable[None]] | None = None,
     ) -> Vectors:
+        """Vectors for `texts` in batches; `on_batch(done)` is awaited after each batch."""
         if not self.configured or self.ai is None:
             raise EmbeddingUnavailable("no embedding model is configured")
         vectors: list[list[float]] = []
@@ -56,6 +59,8 @@ class Embedder:
                 )
                 vectors.extend(result.vectors)
                 model = result.model
+                if on_batch is not None:
+                    await on_batch(len(vectors))
         except Exception as error:  # any gateway or provider failure means "no vectors"
             raise EmbeddingUnavailable(f"{type(error).__name__}: {error}") from error
         if len(vectors) != len(texts) or any(not v for v in vectors):

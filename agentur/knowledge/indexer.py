@@ -1,4 +1,9 @@
-"""`index_file` (K2): claim → extract → neutralize → chunk → embed → one atomic write.
+"""`index_files` (K2): claim → extract → neutralize → chunk → embed → one atomic write per file.
+
+Extraction, chunking and the local model's passage embeddings run in the low-priority worker
+process (agentur.cpu_pool, `AGENTUR_KNOWLEDGE_INDEX_EXECUTOR`), never on the event loop; small
+files of one owner share embedding batches. Progress (chunks embedded of total) is written to the
+index row while a file embeds; a file whose vectors could not be had is `lexical_only` and retried.
 
 Only the last step touches the chunks, in a single transaction that replaces the file's old
 chunks, terms and vectors and marks the index `indexed`. A crash before it leaves the previous
@@ -13,22 +18,41 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
 
 from agentur.context import RequestContext, Role, utc_now
+from agentur.cpu_pool import background_work, offload
 from agentur.errors import InvalidInputError
-from agentur.knowledge.chunk_store import ChunkRow, delete_file_chunks, insert_chunks
-from agentur.knowledge.chunking import ChunkingConfig, chunk_document
-from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
+from agentur.knowledge.chunking import ChunkingConfig
+from agentur.knowledge.embed_chunks import IndexProgress, ProgressCallback, embed_chunks
+from agentur.knowledge.embedding import Embedder
 from agentur.knowledge.extract import PARSER_VERSION, extract
-from agentur.knowledge.lexical import detect_language, index_terms
 from agentur.knowledge.neutralize_document import neutralize_document
+from agentur.knowledge.prepare_chunks import (
+    PreparedChunks,
+    extract_and_prepare,
+    prepare_chunks,
+)
 from agentur.knowledge.settings import KnowledgeSettings
+from agentur.knowledge.write_index import (
+    FAILED,
+    GONE_ERRORS,
+    INDEXED,
+    INDEXING,
+    LEXICAL_ONLY,
+    PENDING,
+    BuiltFile,
+    Claim,
+    IndexOutcome,
+    index_row,
+    write_failure,
+    write_index,
+)
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.models import File
@@ -36,30 +60,7 @@ from agentur.storage.models.knowledge import FileContentIndex
 
 logger = logging.getLogger(__name__)
 
-PENDING, INDEXING, INDEXED, FAILED = "pending", "indexing", "indexed", "failed"
-MAX_ERROR_CHARS = 2_000
-
-
-@dataclass(frozen=True, slots=True)
-class IndexOutcome:
-    file_id: str
-    status: str  # indexed | failed | unchanged | busy | gone
-    chunks: int = 0
-    error: str | None = None
-    embedded: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Claim:
-    file_id: str
-    name: str
-    mime_type: str
-    sha256: str
-    size: int
-    neutralize: bool
-    mandate_id: str
-    owner_id: str
-    scope: str
+__all__ = ["FileIndexer", "IndexOutcome", "owner_context"]
 
 
 def owner_context(mandate_id: str, owner_id: str) -> RequestContext:
@@ -101,13 +102,17 @@ class FileIndexer:
     # --- finding work ----------------------------------------------------------------------
 
     def _stale_condition(self):  # noqa: ANN202 - a SQLAlchemy boolean clause
-        expired = utc_now() - timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
+        now = utc_now()
+        expired = now - timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
+        retry = now - timedelta(seconds=self.settings.knowledge_embedding_retry_seconds)
         return or_(
             FileContentIndex.id.is_(None),
             FileContentIndex.status == PENDING,
             and_(FileContentIndex.status == INDEXING, FileContentIndex.claimed_at < expired),
+            # Indexed while the embedder was down: try for vectors again now and then.
+            and_(FileContentIndex.status == LEXICAL_ONLY, FileContentIndex.indexed_at < retry),
             and_(
-                FileContentIndex.status.in_([INDEXED, FAILED]),
+                FileContentIndex.status.in_([INDEXED, LEXICAL_ONLY, FAILED]),
                 or_(
                     FileContentIndex.content_sha256.is_distinct_from(File.sha256),
                     FileContentIndex.config_key.is_distinct_from(self.config_key),
@@ -141,25 +146,95 @@ class FileIndexer:
 
     # --- indexing --------------------------------------------------------------------------
 
-    async def index_file(self, file_id: str, *, force: bool = False) -> IndexOutcome:
-        claim = await self._claim(file_id, force)
-        if isinstance(claim, IndexOutcome):
-            return claim
-        try:
-            return await self._build_and_store(claim)
-        except Exception as error:  # anything unexpected: record it, never lose the loop
-            logger.exception("indexing %s failed", file_id)
-            await self._store_failure(claim, f"{type(error).__name__}: {error}", None)
-            return IndexOutcome(file_id, FAILED, error=str(error))
+    async def index_file(
+        self, file_id: str, *, force: bool = False, on_progress: ProgressCallback | None = None
+    ) -> IndexOutcome:
+        """Index one file; `on_progress(chunks_done, chunks_total)` follows the embedding."""
+        (outcome,) = await self.index_files([file_id], force=force, on_progress=on_progress)
+        return outcome
 
-    async def _claim(self, file_id: str, force: bool) -> _Claim | IndexOutcome:
+    async def index_files(
+        self,
+        file_ids: list[str],
+        *,
+        force: bool = False,
+        on_progress: ProgressCallback | None = None,
+    ) -> list[IndexOutcome]:
+        """Index files one after the other; the chunks of small files of one owner share
+        embedding batches (one model call for many short files)."""
+        done: dict[str, IndexOutcome] = {}
+        waiting: dict[tuple[str, str], list[BuiltFile]] = {}
+        process = self.settings.knowledge_index_executor == "process"
+        with background_work(self.settings.knowledge_index_nice if process else None):
+            for file_id in file_ids:
+                claim = await self._claim(file_id, force)
+                built = claim if isinstance(claim, IndexOutcome) else await self._build(claim)
+                if isinstance(built, IndexOutcome):
+                    done[file_id] = built
+                    continue
+                group = waiting.setdefault((claim.mandate_id, claim.owner_id), [])
+                group.append(built)
+                if sum(len(b.prepared.drafts) for b in group) >= self.embedder.batch:
+                    done.update(await self._finish(group, on_progress))
+                    group.clear()
+            for group in waiting.values():
+                done.update(await self._finish(group, on_progress))
+        return [done[file_id] for file_id in file_ids]
+
+    async def _build(self, claim: Claim) -> BuiltFile | IndexOutcome:
+        try:
+            return await self._extract_and_chunk(claim)
+        except GONE_ERRORS:
+            return IndexOutcome(claim.file_id, "gone")
+        except Exception as error:  # anything unexpected: record it, never lose the loop
+            return await self._failed(claim, error)
+
+    async def _finish(
+        self, group: list[BuiltFile], on_progress: ProgressCallback | None
+    ) -> dict[str, IndexOutcome]:
+        """Embed a group's chunks together, then write each file in its own transaction."""
+        if not group:
+            return {}
+        progress = [
+            IndexProgress(
+                self.database, b.claim.file_id, self.worker_id, len(b.prepared.drafts), on_progress
+            )
+            for b in group
+        ]
+        texts = [[d.context_text for d in b.prepared.drafts] for b in group]
+        try:
+            embedded = await embed_chunks(self.embedder, texts, group[0].context, progress)
+        except Exception as error:  # e.g. the database went away while recording progress
+            return {b.claim.file_id: await self._failed(b.claim, error) for b in group}
+        outcomes: dict[str, IndexOutcome] = {}
+        for built, vectors in zip(group, embedded, strict=True):
+            try:
+                outcomes[built.claim.file_id] = await write_index(
+                    self.database,
+                    built,
+                    vectors,
+                    worker_id=self.worker_id,
+                    config_key=self.config_key,
+                    after_chunks_written=self.after_chunks_written,
+                )
+            except Exception as error:  # noqa: BLE001 - recorded per file
+                outcomes[built.claim.file_id] = await self._failed(built.claim, error)
+        return outcomes
+
+    async def _failed(self, claim: Claim, error: Exception) -> IndexOutcome:
+        logger.exception("indexing %s failed", claim.file_id, exc_info=error)
+        message = f"{type(error).__name__}: {error}"
+        outcome = await self._store_failure(claim, message, None)
+        return IndexOutcome(claim.file_id, outcome.status, error=str(error))
+
+    async def _claim(self, file_id: str, force: bool) -> Claim | IndexOutcome:
         now = utc_now()
         try:
             async with self.database.transaction() as session:
                 file = await session.get(File, file_id)
                 if file is None:
                     return IndexOutcome(file_id, "gone")
-                index = await _index_row(session, file_id)
+                index = await index_row(session, file_id)
                 if index is not None and not force and self._is_current(index, file):
                     return IndexOutcome(file_id, "unchanged", index.chunk_count)
                 lease = timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
@@ -179,7 +254,8 @@ class FileIndexer:
                 index.owner_id, index.scope = file.owner_id, file.scope
                 index.feature_instance_id = file.feature_instance_id
                 index.status, index.claimed_by, index.claimed_at = INDEXING, self.worker_id, now
-                return _Claim(
+                index.chunks_total = index.chunks_done = index.progress_started_at = None
+                return Claim(
                     file.id,
                     file.name,
                     file.mime_type,
@@ -190,8 +266,10 @@ class FileIndexer:
                     file.owner_id,
                     file.scope,
                 )
-        except IntegrityError:  # another worker inserted the row first
+        except IntegrityError:  # another worker inserted the row first, or the file went
             return IndexOutcome(file_id, "busy")
+        except StaleDataError:  # the file (and its index row) was deleted meanwhile
+            return IndexOutcome(file_id, "gone")
 
     def _is_current(self, index: FileContentIndex, file: File) -> bool:
         return (
@@ -201,18 +279,24 @@ class FileIndexer:
             and index.scope == file.scope
         )
 
-    async def _build_and_store(self, claim: _Claim) -> IndexOutcome:
+    async def _extract_and_chunk(self, claim: Claim) -> BuiltFile | IndexOutcome:
         if claim.size > self.settings.knowledge_max_extract_bytes:
             message = f"file is larger than {self.settings.knowledge_max_extract_bytes} bytes"
-            await self._store_failure(claim, message, None)
-            return IndexOutcome(claim.file_id, FAILED, error=message)
+            return await self._store_failure(claim, message, None)
+        prepared: PreparedChunks | None = None
+        small = claim.size <= self.settings.knowledge_index_inline_bytes
+        run = asyncio.to_thread if small else offload  # a tiny file is not worth a round trip
         try:
             data = await asyncio.to_thread(self.blobs.read_bytes, claim.sha256)
-            document = await asyncio.to_thread(extract, data, claim.name, claim.mime_type)
+            if claim.neutralize:  # neutralize between extraction and chunking
+                document = await run(extract, data, claim.name, claim.mime_type)
+            else:
+                document, prepared = await run(
+                    extract_and_prepare, data, claim.name, claim.mime_type, self.chunking
+                )
         except (InvalidInputError, OSError) as error:
             message = getattr(error, "detail", None) or str(error)
-            await self._store_failure(claim, message, None)
-            return IndexOutcome(claim.file_id, FAILED, error=message)
+            return await self._store_failure(claim, message, None)
         context = owner_context(claim.mandate_id, claim.owner_id)
         neutralization = "not_required"
         if claim.neutralize:
@@ -224,90 +308,21 @@ class FileIndexer:
                 neutralization = "neutralized"
             except Exception as error:  # noqa: BLE001 - no neutralization, nothing stored
                 message = f"neutralization failed, nothing stored: {type(error).__name__}: {error}"
-                await self._store_failure(claim, message, "failed")
-                return IndexOutcome(claim.file_id, FAILED, error=message)
-        drafts = chunk_document(document, self.chunking)
-        language = detect_language(document.text)
-        vectors: list[list[float]] | None = None
-        model: str | None = None
-        embedding_error: str | None = None
-        if drafts and self.embedder.configured:
-            try:
-                embedded = await self.embedder.embed(
-                    [d.context_text for d in drafts], context, purpose="index"
-                )
-                vectors, model = embedded.vectors, embedded.model
-            except EmbeddingUnavailable as error:
-                embedding_error = str(error)[:MAX_ERROR_CHARS]
-        rows = [
-            ChunkRow(
-                ordinal=d.ordinal,
-                text=d.text,
-                heading_path=list(d.heading_path),
-                content_type=d.content_type.value,
-                page=d.page,
-                start=d.start,
-                end=d.end,
-                language=language,
-                terms=index_terms(d.context_text, language),
-                vector=vectors[i] if vectors else None,
-            )
-            for i, d in enumerate(drafts)
-        ]
-        try:
-            async with self.database.transaction() as session:
-                index = await _index_row(session, claim.file_id)
-                if index is None or index.claimed_by != self.worker_id:
-                    return IndexOutcome(claim.file_id, "busy")
-                await delete_file_chunks(session, claim.file_id)
-                await insert_chunks(
-                    session,
-                    file_id=claim.file_id,
-                    mandate_id=claim.mandate_id,
-                    scope=claim.scope,
-                    rows=rows,
-                    embedding_model=model,
-                )
-                if self.after_chunks_written is not None:
-                    await self.after_chunks_written()
-                index.status, index.error = INDEXED, None
-                index.content_sha256, index.config_key = claim.sha256, self.config_key
-                index.scope = claim.scope
-                index.embedding_model, index.embedding_error = model, embedding_error
-                index.is_neutralized = neutralization == "neutralized"
-                index.neutralization_status = neutralization
-                index.format = document.format
-                index.structure, index.summary = document.structure(), document.summary()
-                index.extracted_text = document.text
-                index.chunk_count = len(rows)
-                index.claimed_by, index.claimed_at, index.indexed_at = None, None, utc_now()
-        except IntegrityError:  # the file was deleted while we worked
-            return IndexOutcome(claim.file_id, "gone")
-        return IndexOutcome(claim.file_id, INDEXED, len(rows), embedded=vectors is not None)
+                return await self._store_failure(claim, message, "failed")
+        if prepared is None:
+            prepared = await run(prepare_chunks, document, self.chunking)
+        return BuiltFile(claim, document, prepared, neutralization, context)
 
-    async def _store_failure(self, claim: _Claim, message: str, neutralization: str | None) -> None:
-        try:
-            async with self.database.transaction() as session:
-                index = await _index_row(session, claim.file_id)
-                if index is None:
-                    return
-                # A failed file keeps no chunks: stale or half-trusted content is worse than none.
-                await delete_file_chunks(session, claim.file_id)
-                index.status, index.error = FAILED, message[:MAX_ERROR_CHARS]
-                index.content_sha256, index.config_key = claim.sha256, self.config_key
-                index.scope = claim.scope
-                index.structure = index.summary = index.extracted_text = None
-                index.chunk_count = 0
-                index.is_neutralized = False
-                if neutralization is not None:
-                    index.neutralization_status = neutralization
-                index.claimed_by, index.claimed_at = None, None
-        except IntegrityError:
-            pass
+    async def _store_failure(
+        self, claim: Claim, message: str, neutralization: str | None
+    ) -> IndexOutcome:
+        return await write_failure(
+            self.database, claim, message, neutralization, config_key=self.config_key
+        )
 
     async def request_reindex(self, session: AsyncSession, file: File) -> FileContentIndex:
         """Mark a file for re-indexing (the caller commits); the worker does the rest."""
-        index = await _index_row(session, file.id)
+        index = await index_row(session, file.id)
         if index is None:
             index = FileContentIndex(
                 file_id=file.id,
@@ -321,9 +336,3 @@ class FileIndexer:
         index.status, index.claimed_by, index.claimed_at = PENDING, None, None
         await session.flush()
         return index
-
-
-async def _index_row(session: AsyncSession, file_id: str) -> FileContentIndex | None:
-    return (
-        await session.execute(select(FileContentIndex).where(FileContentIndex.file_id == file_id))
-    ).scalar_one_or_none()

@@ -18,7 +18,7 @@ from agentur.context import RequestContext
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.knowledge.udm import Document, Section
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import READABLE_STATUSES, FileContentIndex
 from agentur.workspace.scopes import visible_files
 
 DEFAULT_WINDOW = 4_000
@@ -62,7 +62,7 @@ class SectionReader:
             raise NotFoundError(f"file {file_id} not found or not indexed")
         file, index = row
         not_indexed = NotFoundError(f"file {file_id} is not indexed (status {index.status})")
-        if index.status != "indexed":
+        if index.status not in READABLE_STATUSES:
             raise not_indexed
         key = (file.id, index.content_sha256 or "", index.config_key or "")
         document = self._cache.get(key)

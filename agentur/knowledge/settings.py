@@ -91,6 +91,30 @@ class KnowledgeSettings(PartSettings):
     knowledge_memory_extraction_max_output_tokens: int = Field(
         default=800, ge=100, le=8_000, description="Output limit of the extraction call."
     )
+    knowledge_index_executor: Literal["process", "thread"] = Field(
+        default="process",
+        description="Where indexing's CPU-heavy steps (extraction, chunking, local passage "
+        "embeddings) run: `process`, one low-priority worker process, so searches and other "
+        "requests keep the CPU; `thread`, threads of the indexing process (no extra process).",
+    )
+    knowledge_index_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="Nice level of the indexing worker process (higher: yields the CPU sooner).",
+    )
+    knowledge_index_inline_bytes: int = Field(
+        default=32_768,
+        ge=0,
+        description="Files up to this size are extracted and chunked in a thread of the "
+        "indexing process: for them a round trip to the worker process costs more than the work.",
+    )
+    knowledge_embedding_retry_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Files indexed while the embedder failed (status `lexical_only`) are "
+        "re-embedded when their last try is older than this.",
+    )
     knowledge_worker_enabled: bool = Field(
         default=True,
         description="Run the background indexer inside `agentur serve` (off: run "

@@ -20,6 +20,8 @@ from agentur.knowledge.indexer import FileIndexer, IndexOutcome
 logger = logging.getLogger(__name__)
 
 BATCH = 20
+# Outcomes that did work (so there may be more): anything but unchanged / busy.
+WORKED = ("indexed", "lexical_only", "failed", "gone")
 SWEEP_INTERVAL_SECONDS = 60.0
 
 
@@ -35,9 +37,7 @@ class IndexWorker:
         self._wake.set()
 
     async def run_once(self, limit: int = BATCH) -> list[IndexOutcome]:
-        outcomes = []
-        for file_id in await self.indexer.stale_file_ids(limit):
-            outcomes.append(await self.indexer.index_file(file_id))
+        outcomes = await self.indexer.index_files(await self.indexer.stale_file_ids(limit))
         if time.monotonic() - self._last_sweep > SWEEP_INTERVAL_SECONDS:
             self._last_sweep = time.monotonic()
             async with self.indexer.database.transaction() as session:
@@ -49,7 +49,7 @@ class IndexWorker:
         while True:
             batch = await self.run_once()
             done += batch
-            if not any(o.status in ("indexed", "failed", "gone") for o in batch):
+            if not any(o.status in WORKED for o in batch):
                 return done
 
     async def run_forever(self) -> None:
@@ -62,7 +62,7 @@ class IndexWorker:
             except Exception:  # the worker outlives any one failure (database restarts, …)
                 logger.exception("knowledge worker round failed")
                 outcomes = []
-            if any(o.status in ("indexed", "failed", "gone") for o in outcomes):
+            if any(o.status in WORKED for o in outcomes):
                 continue
             self._wake.clear()
             with contextlib.suppress(TimeoutError):

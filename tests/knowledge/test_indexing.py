@@ -1,20 +1,22 @@
-"""Indexing on both backends: incremental re-index, deletes, model change, lexical fallback,
-neutralization at rest."""
+"""Indexing on both backends: incremental re-index, deletes, model change, lexical fallback and
+re-embedding after an outage, neutralization at rest."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.context import utc_now
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from agentur.storage.models.knowledge import ContentChunk, FileContentIndex
 from agentur.workspace.files import FileService
-from tests.knowledge.conftest import knowledge_settings, upload
+from tests.knowledge.conftest import SCRIPTED_EMBEDDING, knowledge_settings, upload
 
 DOC = "# Alpine guide\n\nGlacier tours start in Zermatt every morning.\n\n## Safety\n\nRopes."
 
@@ -99,16 +101,37 @@ async def test_lexical_fallback_when_the_embedder_raises(
     failing.embed = broken  # type: ignore[method-assign]
     file = await upload(runtime, alice.context, "a.md", DOC)
     (outcome,) = await store.worker.run_until_idle()
-    assert outcome.status == "indexed" and not outcome.embedded
+    assert outcome.status == "lexical_only" and not outcome.embedded
     async with runtime.database.session() as session:
         index = await session.scalar(
             select(FileContentIndex).where(FileContentIndex.file_id == file.id)
         )
-        assert "failed" in (index.embedding_error or "")
+        assert index.status == "lexical_only" and "failed" in (index.embedding_error or "")
         result = await store.search.search(session, "glacier tours Zermatt", alice.context)
     assert result.legs == ["lexical"] and result.vector_error
     assert result.hits and result.hits[0].legs == ["lexical"]
     assert "Zermatt" in result.hits[0].text
+
+    # The embedder is back: the file is re-embedded once its retry time has come, not before.
+    del failing.embed  # the provider's own method again
+    assert await store.indexer.stale_file_ids(10) == []
+    retry = timedelta(seconds=store.settings.knowledge_embedding_retry_seconds + 1)
+    async with runtime.database.transaction() as session:
+        await session.execute(
+            update(FileContentIndex)
+            .where(FileContentIndex.file_id == file.id)
+            .values(indexed_at=utc_now() - retry)
+        )
+    (again,) = await store.worker.run_until_idle()
+    assert again.status == "indexed" and again.embedded
+    assert {c.embedding_model for c in await _chunks(runtime, file.id)} == {SCRIPTED_EMBEDDING}
+    async with runtime.database.session() as session:
+        index = await session.scalar(
+            select(FileContentIndex).where(FileContentIndex.file_id == file.id)
+        )
+        assert index.status == "indexed" and index.embedding_error is None
+        result = await store.search.search(session, "glacier tours Zermatt", alice.context)
+    assert set(result.legs) == {"lexical", "vector"} and "vector" in result.hits[0].legs
 
     # No providers at all: still lexical search, and the RAG block is empty, not an error.
     store.embedder.ai = AiService([])

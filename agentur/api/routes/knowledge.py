@@ -13,6 +13,7 @@ from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, Ses
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import AUTHENTICATED, problem_responses
+from agentur.context import utc_now
 from agentur.json_numbers import JsonInt
 from agentur.knowledge.search import MAX_QUERY_CHARS, SearchHit
 from agentur.knowledge.search_legs import SearchFilters
@@ -57,6 +58,13 @@ class IndexOut(BaseModel):
     scope: str | None = None
     format: str | None = None
     chunk_count: int = 0
+    chunks_total: int | None = Field(
+        default=None, description="Chunks of the file being (or last) indexed."
+    )
+    chunks_done: int | None = Field(default=None, description="Of those, chunks embedded so far.")
+    eta_seconds: float | None = Field(
+        default=None, description="Estimated seconds until indexing finishes (while indexing)."
+    )
     embedding_model: str | None = None
     embedding_error: str | None = None
     is_neutralized: bool = False
@@ -89,6 +97,15 @@ async def search_knowledge(
     )
 
 
+def _eta_seconds(index: FileContentIndex) -> float | None:
+    """Remaining chunks at the rate so far; unknown before the first batch is done."""
+    done, total, started = index.chunks_done, index.chunks_total, index.progress_started_at
+    if index.status != "indexing" or not done or total is None or started is None:
+        return None
+    elapsed = (utc_now() - started).total_seconds()
+    return round(max(0.0, elapsed) / done * max(0, total - done), 1)
+
+
 def _index_out(file_id: str, index: FileContentIndex | None) -> IndexOut:
     if index is None:
         return IndexOut(file_id=file_id, status="pending")
@@ -99,6 +116,9 @@ def _index_out(file_id: str, index: FileContentIndex | None) -> IndexOut:
         scope=index.scope,
         format=index.format,
         chunk_count=index.chunk_count,
+        chunks_total=index.chunks_total,
+        chunks_done=index.chunks_done,
+        eta_seconds=_eta_seconds(index),
         embedding_model=index.embedding_model,
         embedding_error=index.embedding_error,
         is_neutralized=index.is_neutralized,

@@ -35,6 +35,8 @@ from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTi
 
 # SQLite only aliases the rowid for exactly `INTEGER PRIMARY KEY` (FTS5/vec0 rowids join on it).
 ChunkId = BigInteger().with_variant(Integer(), "sqlite")
+# Index statuses whose chunks and text can be read (lexical_only: no vectors yet).
+READABLE_STATUSES = ("indexed", "lexical_only")
 
 
 class FileContentIndex(IdMixin, TimestampMixin, Base):
@@ -50,7 +52,8 @@ class FileContentIndex(IdMixin, TimestampMixin, Base):
     owner_id: Mapped[str] = mapped_column(String(36))
     feature_instance_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     scope: Mapped[str] = mapped_column(String(32))  # copied from the file
-    # pending | indexing | indexed | failed
+    # pending | indexing | indexed | lexical_only (no vectors: the embedder failed; retried)
+    # | failed
     status: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     # What the stored index was built from; a difference means "re-index".
@@ -67,6 +70,11 @@ class FileContentIndex(IdMixin, TimestampMixin, Base):
     # The extracted (and, when required, neutralized) text all offsets point into.
     extracted_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     chunk_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Progress of the running (or last) indexing: chunks embedded of chunks in the file, and
+    # when embedding started (for the ETA).
+    chunks_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    chunks_done: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    progress_started_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     indexed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
