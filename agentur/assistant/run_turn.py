@@ -19,7 +19,6 @@ from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.basic_reply import basic_reply
 from agentur.assistant.classify_intent import Action, Intent, classify_intent
 from agentur.assistant.definition import AssistantDefinition
-from agentur.assistant.detect_language import detect_language
 from agentur.assistant.embedding_router import Embedder
 from agentur.assistant.escalation_menu import escalation_menu
 from agentur.assistant.events import TurnEvent, thinking
@@ -32,6 +31,7 @@ from agentur.assistant.search_knowledge import KnowledgeResult, KnowledgeTurn, s
 from agentur.assistant.settings import AssistantSettings
 from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
+from agentur.detect_language import detect_language
 from agentur.errors import AgenturError
 from agentur.tools.tool import ToolContext
 
