@@ -54,6 +54,8 @@ class RunState:
     models: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     last_text: str = ""
+    # A corrective message about a tool call written as text was sent and not yet heeded.
+    text_call_corrected: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
