@@ -170,3 +170,50 @@ def _loads(text: str, *, keep_text: bool = False) -> Any:
         return json.loads(text)
     except ValueError:
         return text if keep_text else None
+
+
+_JSON_CALL_PREFIX = re.compile(r'\{+\s*(?:"(?:n(?:a(?:m(?:e)?)?)?|f\w*|t(?:y(?:p(?:e)?)?)?)?)?$')
+_HOLD_MARKERS = (*TAG_MARKERS, "```", "{{")
+
+
+def _verdict(held: str) -> str:
+    """ "call" when `held` starts like a written tool call, "open" while it still may,
+    "plain" when it cannot."""
+    if held.startswith(_HOLD_MARKERS) or _JSON_START.match(held):
+        return "call"
+    if any(marker.startswith(held) for marker in _HOLD_MARKERS) or _JSON_CALL_PREFIX.match(held):
+        return "open"
+    return "plain"
+
+
+class CallTextGuard:
+    """Passes streamed text on but holds it back from the first sign of a written tool call
+    (or a code fence) to the end of the answer, so a reader never sees a raw call; the caller
+    decides at the end whether `held` is shown."""
+
+    def __init__(self) -> None:
+        self.held = ""
+        self._holding = False
+
+    def feed(self, piece: str) -> str:
+        self.held += piece
+        if self._holding:
+            return ""
+        shown: list[str] = []
+        while self.held:
+            start = min((i for c in "<{`[" if (i := self.held.find(c)) >= 0), default=-1)
+            if start < 0:
+                shown.append(self.held)
+                self.held = ""
+                break
+            shown.append(self.held[:start])
+            self.held = self.held[start:]
+            verdict = _verdict(self.held)
+            if verdict == "call":
+                self._holding = True
+                break
+            if verdict == "open":
+                break
+            shown.append(self.held[0])
+            self.held = self.held[1:]
+        return "".join(shown)

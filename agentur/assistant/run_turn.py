@@ -224,6 +224,7 @@ class _Turn:
             api=self.deps.api,
             max_steps=settings.assistant_max_knowledge_steps,
             extractive_count=settings.assistant_extractive_passages,
+            prompt_passages=settings.assistant_knowledge_passages,
             rewrite_thinking=settings.assistant_simplify_thinking_with_model,
         )
         async for event in search_knowledge(knowledge_turn, result):

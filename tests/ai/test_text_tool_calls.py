@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentur.ai.text_tool_calls import find_text_tool_calls
+from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
 
 OFFERED = {"list_files", "read_file", "read_source_window"}
 READ = ("read_file", {"path": "a.txt"})
@@ -89,3 +89,21 @@ def test_broken_calls_are_not_recovered_but_still_look_like_calls(text: str) -> 
 def test_answers_are_not_calls(text: str) -> None:
     found = find_text_tool_calls(text, OFFERED)
     assert found.calls == () and not found.looks_like_call and found.remaining == text.strip()
+
+
+@pytest.mark.parametrize(
+    ("pieces", "shown", "held"),
+    [
+        (["Open 9 ", "to 16 [1", "] and <b>x</b>"], "Open 9 to 16 [1] and <b>x</b>", ""),
+        (["Sure. <to", 'ol_call>{"name"', ": 1}"], "Sure. ", '<tool_call>{"name": 1}'),
+        (["{", '"na', 'me": "x"}'], "", '{"name": "x"}'),
+        (["{", '"answer": 1}'], '{"answer": 1}', ""),
+        (["a ``", "`json\n{}\n```"], "a ", "```json\n{}\n```"),
+    ],
+)
+def test_the_stream_guard_holds_back_what_may_be_a_call(
+    pieces: list[str], shown: str, held: str
+) -> None:
+    guard = CallTextGuard()
+    assert "".join(guard.feed(piece) for piece in pieces) == shown
+    assert guard.held == held
