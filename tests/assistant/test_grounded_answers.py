@@ -98,6 +98,7 @@ async def test_greetings_still_get_a_basic_reply_but_a_greeting_with_a_question_
     ai, provider = scripted_ai(intent("basic_reply"), ScriptedTurn(text="Hi there!"))
     result = await turn("Hello!", ai=ai)
     assert result.path[-1] == "basic_reply" and result.final["answer"] == "Hi there!"
+    assert "Do not state facts" in provider.received[1].messages[0].content
     ai, provider = scripted_ai(
         intent("basic_reply"), ScriptedTurn(text="Saturday 9:00 to 16:00 [1].")
     )
