@@ -295,12 +295,19 @@ async def setup(runtime: Runtime) -> dict[str, str]:
     return {"Authorization": f"Bearer {issued.plaintext}"}
 
 
-async def main(base_url: str, model: str | None, only: str | None, data_dir: Path) -> None:
+async def main(
+    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
+) -> None:
     settings = Settings(data_dir=data_dir)
+    # A CPU server may read a prompt for minutes before the first token; a retry would only
+    # start that over, so the bench waits instead (issue 12 has the proper limits).
     ai_settings = AiSettings(
         openai_compatible_base_url=base_url,
         openai_compatible_models=model,
         allow_unpriced_models=True,
+        request_timeout_seconds=call_seconds,
+        stream_idle_timeout_seconds=call_seconds,
+        max_retries=0,
     )
     runtime = Runtime.from_settings(settings, ai_settings)
     try:
@@ -349,10 +356,21 @@ def parse() -> argparse.Namespace:
     )
     parser.add_argument("--model", help="model name (default: the server's GET /models)")
     parser.add_argument("--only", choices=["agent", "visitor"], help="run one group only")
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, help="seconds a model call may take (900)"
+    )
     return parser.parse_args()
 
 
 if __name__ == "__main__":
     arguments = parse()
     with tempfile.TemporaryDirectory(prefix="agentur-real-model-") as directory_name:
-        asyncio.run(main(arguments.base_url, arguments.model, arguments.only, Path(directory_name)))
+        asyncio.run(
+            main(
+                arguments.base_url,
+                arguments.model,
+                arguments.only,
+                Path(directory_name),
+                arguments.timeout,
+            )
+        )
