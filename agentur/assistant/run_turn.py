@@ -6,6 +6,7 @@ Storage-free: the caller persists the conversation state and hands in a decision
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -77,8 +78,12 @@ async def run_turn(
     deps: TurnDeps,
     context: RequestContext,
 ) -> AsyncIterator[TurnEvent]:
-    language = detect_language(
-        message, definition.languages, state.get("language") or definition.languages[0]
+    # Off the event loop: lingua loads its language models on first use (about a second).
+    language = await asyncio.to_thread(
+        detect_language,
+        message,
+        definition.languages,
+        state.get("language") or definition.languages[0],
     )
     state["language"] = language
     turn = _Turn(definition, state, message, deps, context, language)
