@@ -21,6 +21,11 @@ def cited_numbers(text: str) -> list[int]:
     return list(seen)
 
 
+def has_words(text: str) -> bool:
+    """Whether `text` says anything besides citation markers ("[1]" alone is no answer)."""
+    return any(character.isalpha() for character in MARKER.sub("", text))
+
+
 def cited_sources(text: str, passages: list[Passage]) -> list[dict[str, Any]]:
     """`passages` are numbered from 1 as the model saw them; numbers outside are ignored."""
     found: list[dict[str, Any]] = []

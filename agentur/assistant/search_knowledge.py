@@ -8,8 +8,9 @@ lists only the passages the answer cites (issue 11).
 
 The answer falls back to the extractive one (the best passages quoted with their sources,
 S8) when there is no chat model, when the model fails before anything reached the visitor,
-or when its output is unusable: empty, or a tool call written as text (which the visitor
-never sees — see `CallTextGuard`). With nothing retrieved and no API the model is not asked
+or when its output is unusable: empty, only citation markers (a small model copying the
+"[1]" of the instructions), or a tool call written as text (which the visitor never sees —
+see `CallTextGuard`). With nothing retrieved and no API the model is not asked
 at all: "nothing found" and a person offered, never a guess.
 """
 
@@ -29,7 +30,7 @@ from agentur.ai.stream_error import StreamError
 from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_tools import definitions, offered_tools, run_assistant_tool
-from agentur.assistant.cite_passages import cited_sources
+from agentur.assistant.cite_passages import cited_sources, has_words
 from agentur.assistant.events import TurnEvent, chunk, sources
 from agentur.assistant.extractive_answer import quote_passages, where
 from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
@@ -43,9 +44,10 @@ logger = logging.getLogger(__name__)
 SYSTEM = """{instructions}
 
 Answer the website visitor's question from the numbered passages of the assistant's \
-documents, in language "{language}". State only what the passages say and cite each \
-statement with its passage's number in square brackets, e.g. [1] or [2][3]. If the passages \
-do not answer the question, say so in one sentence; never guess.{hints}"""
+documents, in language "{language}", in one to three full sentences. State only what the \
+passages say, and end each sentence with the number of the passage it comes from, e.g. \
+"Parcels arrive in two working days [1]." If the passages do not answer the question, say \
+so in one sentence; never guess.{hints}"""
 TOOLS_HINT = (
     "\nFor more, call search_knowledge (other words) or read_source_window (more text around a "
     "passage); new passages continue the numbering."
@@ -179,7 +181,7 @@ async def _generate(
             status = "failed" if outcome.is_error else "finished"
             yield await _progress(turn, call, status, duration_ms=round(outcome.duration_ms, 1))
             messages.append(Message.tool_result(call, outcome.content, is_error=outcome.is_error))
-    if hidden or not final.strip() or find_text_tool_calls(final, tools.names()).looks_like_call:
+    if hidden or not has_words(final) or find_text_tool_calls(final, tools.names()).looks_like_call:
         result.mode = "extractive"
         return
     result.citations = cited_sources(result.text, known)

@@ -173,7 +173,7 @@ async def test_sources_are_the_cited_passages_in_order_of_first_use() -> None:
     ]
     prompt = provider.received[1].messages[1].content
     assert all(f"[{n}] file-{n}.md" in prompt for n in range(1, 6))
-    assert "cite each statement" in provider.received[1].messages[0].content
+    assert "the number of the passage it comes from" in provider.received[1].messages[0].content
 
 
 async def test_an_answer_citing_nothing_has_no_sources() -> None:
@@ -188,3 +188,12 @@ async def test_nothing_retrieved_and_no_api_never_asks_the_model_to_guess() -> N
     result = await turn("Do you sell garden furniture?", ai=ai, knowledge=Documents())
     assert result.final["actions"] == [{"type": "offer_escalation"}]
     assert len(provider.received) == 1
+
+
+async def test_an_answer_of_markers_only_falls_back_to_the_excerpts() -> None:
+    # Seen with Qwen2.5-Coder-1.5B on llama.cpp: the whole answer was "[1]".
+    ai, _ = scripted_ai(intent("search_knowledge"), ScriptedTurn(text="[1]"))
+    result = await turn("When are you open on Saturday?", ai=ai, knowledge=Documents(HOURS))
+    assert result.path[-1] == "search_knowledge:extractive"
+    assert result.final["answer"].startswith("[1]\n\nExcerpts from our documents")
+    assert [s["file"] for s in result.final["sources"]] == ["file-1.md"]
