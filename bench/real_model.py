@@ -121,7 +121,7 @@ class Bench:
 def _row(o: Outcome) -> str:
     mark = "ok  " if o.ok else "FAIL"
     usage = f"{o.usage.calls:>3} {o.usage.prompt:>8} {o.usage.cached:>8}"
-    return f"{mark} {o.name:<26} {usage} {o.seconds:>8.1f}s  {o.note[:90]!r}"
+    return f"{mark} {o.name:<26} {usage} {o.seconds:>8.1f}s  {o.note[:160]!r}"
 
 
 def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
@@ -233,7 +233,8 @@ async def visitor_tasks(
         async def task() -> tuple[bool, str]:
             answer = await ask(text)
             path = ",".join(answer["decision_path"][1:])
-            return ok(answer), f"{path}: {' '.join(answer['answer'].split())}"
+            cited = ",".join(s.get("file") or s.get("faq_id") or "?" for s in answer["sources"])
+            return ok(answer), f"{path} [{cited}]: {' '.join(answer['answer'].split())}"
 
         return task
 
