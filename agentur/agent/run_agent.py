@@ -20,6 +20,7 @@ from agentur.agent.events import AgentEvent, EventSink, EventType, discard_event
 from agentur.agent.model_round import model_round
 from agentur.agent.prepare_run import PreparedRun, prepare_run, record_answer
 from agentur.agent.progress_summary import progress_summary
+from agentur.agent.recover_text_tool_calls import RetryRound, settle_text_tool_calls
 from agentur.agent.round_hooks import knowledge_block, remember_round, remember_run
 from agentur.agent.run_state import RunState, StopRun, record_status
 from agentur.agent.tool_round import round_offer, run_tools
@@ -155,6 +156,11 @@ async def _loop(run: RunState, pinned: Message) -> str:
         knowledge = await knowledge_block(run)
         offer = round_offer(run)
         response = await model_round(run, pinned, offer.definitions, knowledge)
+        try:
+            response = settle_text_tool_calls(run, response, offer)
+        except RetryRound:
+            await run.trace.flush()
+            continue
         run.conversation.add_assistant(response.text, response.tool_calls)
         if response.text:
             run.last_text = response.text

@@ -55,6 +55,8 @@ class RunState:
     models: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     last_text: str = ""
+    # A corrective message about a tool call written as text was sent and not yet heeded.
+    text_call_corrected: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
     # This run's tool rounds, for the workflow-memory hook at its end.
     round_records: list[RoundRecord] = field(default_factory=list)

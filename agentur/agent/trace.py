@@ -30,6 +30,7 @@ class TraceKind:
     summary = "summary"
     toolbox = "toolbox"
     hook_failure = "hook_failure"
+    text_tool_calls = "text_tool_calls"
 
 
 @dataclass(frozen=True, slots=True)

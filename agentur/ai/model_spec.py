@@ -31,6 +31,9 @@ class ModelSpec:
     cached_input_price_usd_per_mtok: float | None = None  # None: the input price
     cache_write_price_usd_per_mtok: float | None = None  # None: the input price
     embedding_dimensions: int | None = None
+    # Recover tool calls the model wrote as text (`<tool_call>…`, fenced JSON …) when the
+    # server returned none — for local models whose chat template the server does not parse.
+    recover_text_tool_calls: bool = False
 
     @property
     def id(self) -> str:

@@ -79,6 +79,11 @@ class AiSettings(PartSettings):
     openai_compatible_max_output_tokens: int = Field(
         default=4_096, ge=1, description="Max output tokens assumed for OpenAI-compatible models."
     )
+    openai_compatible_recover_text_tool_calls: bool = Field(
+        default=True,
+        description="Recover tool calls that OpenAI-compatible models write as text "
+        "(`<tool_call>`, `<function=…>`, fenced JSON) when the server returns none.",
+    )
     scripted: bool = Field(
         default=False,
         description="Activate the offline scripted provider (demos, tests). Never on by default.",

@@ -50,14 +50,13 @@ class CallApiArgs(BaseModel):
 async def _search(args: SearchKnowledgeArgs, ctx: ToolContext) -> dict[str, Any]:
     knowledge: KnowledgeSearch = ctx.extras["knowledge"]
     passages = await knowledge.search(args.query, args.limit)
-    ctx.extras.setdefault("passages", []).extend(passages)
+    # Numbered on from the passages the model already has, so any of them can be cited.
+    known: list[Passage] = ctx.extras.setdefault("passages", [])
+    first = len(known) + 1
+    known.extend(passages)
     return {
         "passages": [
-            {
-                "ref": index + len(ctx.extras["passages"]) - len(passages),
-                **p.citation(),
-                "text": p.text,
-            }
+            {"ref": first + index, **p.citation(), "text": p.text}
             for index, p in enumerate(passages)
         ]
     }
@@ -74,8 +73,10 @@ async def _read(args: ReadSourceWindowArgs, ctx: ToolContext) -> dict[str, Any]:
         offset=window.offset,
         length=len(window.content),
     )
-    ctx.extras.setdefault("passages", []).append(read)
+    known: list[Passage] = ctx.extras.setdefault("passages", [])
+    known.append(read)
     return {
+        "ref": len(known),
         "source_id": window.source_id,
         "file": window.file_name,
         "content": window.content,

@@ -1,5 +1,6 @@
-"""Basic reply (S3): one chat call, no tools, streamed. Without a chat model the runtime greets
-with a fixed sentence (the router only picks this action for greetings and thanks)."""
+"""Basic reply (S3): one chat call, no tools, streamed — for greetings and small talk only
+(classify_intent sends factual questions elsewhere, since this answer has no sources). Without
+a chat model the runtime greets with a fixed sentence."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from agentur.assistant.events import TurnEvent, chunk
 from agentur.assistant.phrases import phrase
 from agentur.context import RequestContext
 from agentur.errors import AgenturError
+
+# A second guard besides routing: this reply has no sources, so it must not state facts.
+SMALL_TALK = (
+    "This is small talk: greet or thank back. Do not state facts about the business (opening "
+    "hours, prices, policies); offer to answer questions about them instead."
+)
 
 
 async def basic_reply(
@@ -28,7 +35,9 @@ async def basic_reply(
         request = AiRequest(
             operation=OperationType.data_generate,
             messages=(
-                Message.system(f'{instructions}\nReply briefly in language "{language}".'),
+                Message.system(
+                    f'{instructions}\n{SMALL_TALK}\nReply briefly in language "{language}".'
+                ),
                 Message.user(message),
             ),
         )

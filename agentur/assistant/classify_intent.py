@@ -1,11 +1,17 @@
 """Intent classification: one structured gateway call picks the turn's action; when no model is
-configured or the call fails in any way, the model-free router decides (S8)."""
+configured or the call fails in any way, the model-free router decides (S8).
+
+`basic_reply` answers without sources, so it is kept to greetings and small talk (issue 12):
+when the model picks it, the model-free router decides instead — a FAQ or flow it matches
+wins, anything else but a greeting becomes a knowledge search. A weak model that calls
+"When are you open on Saturday?" small talk can then no longer invent the opening hours.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +26,7 @@ from agentur.context import RequestContext
 from agentur.errors import AgenturError
 
 logger = logging.getLogger(__name__)
+SMALL_TALK_WORDS = 2
 
 Action = Literal["faq", "flow", "escalate", "search_knowledge", "basic_reply"]
 ROUTER_ACTIONS: dict[str, Action] = {
@@ -102,13 +109,17 @@ async def classify_with_router(
         similarity_threshold=similarity_threshold,
         similarity_floor=similarity_floor,
     )
+    action = ROUTER_ACTIONS[routed.kind]
+    if action == "basic_reply" and not is_small_talk(message):
+        action = "search_knowledge"  # "Hello, when are you open?" is a question
     return Intent(
-        ROUTER_ACTIONS[routed.kind],
-        routed.target,
-        round(routed.score, 4),
-        f"router:{routed.via or 'none'}",
-        reason,
+        action, routed.target, round(routed.score, 4), f"router:{routed.via or 'none'}", reason
     )
+
+
+def is_small_talk(message: str) -> bool:
+    """A greeting or thanks without a question beyond a few words ("How are you?")."""
+    return "?" not in message or len(message.split()) <= SMALL_TALK_WORDS
 
 
 async def classify_intent(
@@ -123,13 +134,18 @@ async def classify_intent(
     similarity_floor: float,
 ) -> Intent:
     reason = "no model configured"
+    model: Intent | None = None
     if ai is not None:
         try:
-            return await classify_with_model(ai, context, definition, message)
+            model = await classify_with_model(ai, context, definition, message)
         except (AgenturError, ProviderError, StructuredOutputError) as error:
             reason = f"classification failed: {getattr(error, 'detail', None) or error}"
             logger.info("intent classification fell back to the router: %s", reason)
-    return await classify_with_router(
+        else:
+            if model.action != "basic_reply":
+                return model
+            reason = "the model chose basic_reply, which answers without sources"
+    routed = await classify_with_router(
         definition,
         message,
         embedder=embedder,
@@ -138,3 +154,8 @@ async def classify_intent(
         similarity_floor=similarity_floor,
         reason=reason,
     )
+    if model is None:
+        return routed
+    if routed.action == "basic_reply":
+        return model  # the router agrees: a greeting or thanks
+    return replace(routed, via=f"model-overridden:{routed.via}")

@@ -15,7 +15,7 @@ def _excerpt(passage: Passage) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def _where(passage: Passage) -> str:
+def where(passage: Passage) -> str:
     parts = [passage.file_name, *passage.heading_path]
     if passage.page is not None:
         parts.append(f"p. {passage.page}")
@@ -25,13 +25,19 @@ def _where(passage: Passage) -> str:
 async def extractive_answer(
     knowledge: KnowledgeSearch, message: str, language: str, count: int
 ) -> tuple[list[TurnEvent], str, list[dict[str, object]]]:
-    passages = await knowledge.search(message, count)
+    return quote_passages(await knowledge.search(message, count), language)
+
+
+def quote_passages(
+    passages: list[Passage], language: str
+) -> tuple[list[TurnEvent], str, list[dict[str, object]]]:
+    """The passages quoted with their sources, or "nothing found" and a person offered."""
     if not passages:
         text = phrase("nothing_found", language)
         return [chunk(text), action("offer_escalation")], text, []
     lines = [phrase("extractive_label", language)]
     for number, passage in enumerate(passages, start=1):
-        lines.append(f"[{number}] {_excerpt(passage)}\n    — {_where(passage)}")
+        lines.append(f"[{number}] {_excerpt(passage)}\n    — {where(passage)}")
     text = "\n\n".join(lines)
     citations = [{"ref": n, **p.citation()} for n, p in enumerate(passages, start=1)]
     return [chunk(text), sources(citations)], text, citations

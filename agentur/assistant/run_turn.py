@@ -6,6 +6,7 @@ Storage-free: the caller persists the conversation state and hands in a decision
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,6 @@ from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.basic_reply import basic_reply
 from agentur.assistant.classify_intent import Action, Intent, classify_intent
 from agentur.assistant.definition import AssistantDefinition
-from agentur.assistant.detect_language import detect_language
 from agentur.assistant.embedding_router import Embedder
 from agentur.assistant.escalation_menu import escalation_menu
 from agentur.assistant.events import TurnEvent, thinking
@@ -32,6 +32,7 @@ from agentur.assistant.search_knowledge import KnowledgeResult, KnowledgeTurn, s
 from agentur.assistant.settings import AssistantSettings
 from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
+from agentur.detect_language import detect_language
 from agentur.errors import AgenturError
 from agentur.tools.tool import ToolContext
 
@@ -77,8 +78,12 @@ async def run_turn(
     deps: TurnDeps,
     context: RequestContext,
 ) -> AsyncIterator[TurnEvent]:
-    language = detect_language(
-        message, definition.languages, state.get("language") or definition.languages[0]
+    # Off the event loop: lingua loads its language models on first use (about a second).
+    language = await asyncio.to_thread(
+        detect_language,
+        message,
+        definition.languages,
+        state.get("language") or definition.languages[0],
     )
     state["language"] = language
     turn = _Turn(definition, state, message, deps, context, language)
@@ -224,6 +229,7 @@ class _Turn:
             api=self.deps.api,
             max_steps=settings.assistant_max_knowledge_steps,
             extractive_count=settings.assistant_extractive_passages,
+            prompt_passages=settings.assistant_knowledge_passages,
             rewrite_thinking=settings.assistant_simplify_thinking_with_model,
         )
         async for event in search_knowledge(knowledge_turn, result):

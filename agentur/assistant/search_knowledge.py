@@ -1,6 +1,18 @@
-"""Search knowledge (S3): a bounded tool loop — the model searches, reads source windows,
-repeats within the step limit — then the final answer with named citations. Without any chat
-model it becomes the extractive answer (S8)."""
+"""Search knowledge (S3): retrieve first, then answer from the passages with citations.
+
+The visitor's question is searched before any model call and the passages go into the prompt,
+numbered; the model answers from them and cites them by number ([1], [2][3]). Tools stay on
+offer for follow-up reads (search with other words, read around a passage, live API data)
+within the step limit, so a model that cannot call tools still answers grounded. `sources`
+lists only the passages the answer cites (issue 11).
+
+The answer falls back to the extractive one (the best passages quoted with their sources,
+S8) when there is no chat model, when the model fails before anything reached the visitor,
+or when its output is unusable: empty, only citation markers (a small model copying the
+"[1]" of the instructions), or a tool call written as text (which the visitor never sees —
+see `CallTextGuard`). With nothing retrieved and no API the model is not asked
+at all: "nothing found" and a person offered, never a guess.
+"""
 
 from __future__ import annotations
 
@@ -14,23 +26,33 @@ from agentur.ai.messages import AiRequest, AiResponse, Message, StreamDone, Text
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.service import AiService
+from agentur.ai.stream_error import StreamError
+from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_tools import definitions, offered_tools, run_assistant_tool
+from agentur.assistant.cite_passages import cited_sources, has_words
 from agentur.assistant.events import TurnEvent, chunk, sources
-from agentur.assistant.extractive_answer import extractive_answer
+from agentur.assistant.extractive_answer import quote_passages, where
 from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
 from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
 from agentur.errors import AgenturError
+from agentur.tools.registry import ToolRegistry
 from agentur.tools.tool import ToolContext
 
 logger = logging.getLogger(__name__)
-MAX_CITATIONS = 5
 SYSTEM = """{instructions}
 
-Answer the visitor's question from the assistant's documents. Use search_knowledge, and
-read_source_window for more context; answer in language "{language}". Only state what the
-documents say; if they do not answer it, say so.{api_hint}"""
+Answer the website visitor's question from the numbered passages of the assistant's \
+documents, in language "{language}", in one to three full sentences. State only what the \
+passages say, and end each sentence with the number of the passage it comes from, e.g. \
+"Parcels arrive in two working days [1]." If the passages do not answer the question, say \
+so in one sentence; never guess.{hints}"""
+TOOLS_HINT = (
+    "\nFor more, call search_knowledge (other words) or read_source_window (more text around a "
+    "passage); new passages continue the numbering."
+)
+API_HINT = "\nYou may use inspect_api and call_api for live data."
 
 
 @dataclass
@@ -47,6 +69,7 @@ class KnowledgeTurn:
     api: AssistantApi | None
     max_steps: int
     extractive_count: int
+    prompt_passages: int = 5
     # Rewrite tool progress for visitors through the gateway (else templates).
     rewrite_thinking: bool = False
 
@@ -59,46 +82,38 @@ class KnowledgeResult:
     steps: int = 0
 
 
-def cite(passages: list[Passage]) -> list[dict[str, Any]]:
-    seen: dict[tuple[str, int], dict[str, Any]] = {}
-    for passage in passages:
-        seen.setdefault((passage.source_id, passage.offset), passage.citation())
-    return [{"ref": n, **c} for n, c in enumerate(list(seen.values())[:MAX_CITATIONS], start=1)]
-
-
 async def search_knowledge(
     turn: KnowledgeTurn, result: KnowledgeResult
 ) -> AsyncIterator[TurnEvent]:
-    if turn.ai is not None:
-        emitted = 0
-        try:
-            async for event in _loop(turn, turn.ai, result):
-                emitted += event.type == "chunk"
-                yield event
-            return
-        except (AgenturError, ProviderError) as error:
-            if emitted:
-                raise  # part of a generated answer went out; do not append a second one
-            logger.info("knowledge loop unavailable, answering extractively: %s", error)
     yield await simplified(
         "search_knowledge", turn.language, tool="search_knowledge", status="started"
     )
-    events, text, citations = await extractive_answer(
-        turn.knowledge, turn.message, turn.language, turn.extractive_count
-    )
-    result.text, result.citations, result.mode = text, citations, "extractive"
+    passages = await turn.knowledge.search(turn.message, turn.prompt_passages)
+    if turn.ai is not None and (passages or turn.api is not None):
+        try:
+            async for event in _generate(turn, turn.ai, passages, result):
+                yield event
+        except (AgenturError, ProviderError) as error:
+            if result.text:
+                raise  # part of a generated answer went out; do not append a second one
+            logger.info("knowledge answer unavailable, answering extractively: %s", error)
+        else:
+            if result.mode == "generated":
+                return
+            logger.info("the model's knowledge answer was unusable; answering extractively")
+    events, text, citations = quote_passages(passages[: turn.extractive_count], turn.language)
+    if result.text:  # a sentence before an unusable call went out: the excerpts follow it
+        events, text = [chunk("\n\n"), *events], "\n\n" + text
+    result.text, result.citations, result.mode = result.text + text, citations, "extractive"
     for event in events:
         yield event
 
 
-async def _round(
-    ai: AiService, request: AiRequest, context: RequestContext
-) -> AsyncIterator[TurnEvent | AiResponse]:
-    async for event in ai.stream(request, context):
-        if isinstance(event, TextDelta) and event.text:
-            yield chunk(event.text)
-        elif isinstance(event, StreamDone):
-            yield event.response
+def passages_prompt(passages: list[Passage], message: str) -> str:
+    if not passages:
+        return f"No passage matched the question.\n\nQuestion: {message}"
+    numbered = [f"[{n}] {where(p)}\n{p.text.strip()}" for n, p in enumerate(passages, start=1)]
+    return "Passages:\n\n" + "\n\n".join(numbered) + f"\n\nQuestion: {message}"
 
 
 async def _progress(turn: KnowledgeTurn, call: ToolCall, status: str, **extra: object) -> TurnEvent:
@@ -117,40 +132,88 @@ async def _progress(turn: KnowledgeTurn, call: ToolCall, status: str, **extra: o
     return await simplified(call.name, turn.language, tool=call.name, status=status, **extra)
 
 
-async def _loop(
-    turn: KnowledgeTurn, ai: AiService, result: KnowledgeResult
+def _recovers_text_calls(ai: AiService, model_id: str) -> bool:
+    return any(spec.id == model_id and spec.recover_text_tool_calls for spec in ai.models())
+
+
+async def _generate(
+    turn: KnowledgeTurn, ai: AiService, passages: list[Passage], result: KnowledgeResult
 ) -> AsyncIterator[TurnEvent]:
+    """The model's answer; sets `result.mode` to "extractive" when it is unusable."""
     tools = offered_tools(with_api=turn.api is not None)
-    turn.tool_context.extras.update(knowledge=turn.knowledge, api=turn.api, passages=[])
-    hint = "\nYou may use inspect_api and call_api for live data." if turn.api else ""
-    system = SYSTEM.format(instructions=turn.instructions, language=turn.language, api_hint=hint)
-    messages = [Message.system(system), Message.user(turn.message)]
-    texts: list[str] = []
+    known = list(passages)  # numbered as the model sees them; tools append to it
+    turn.tool_context.extras.update(knowledge=turn.knowledge, api=turn.api, passages=known)
+    hints = TOOLS_HINT + (API_HINT if turn.api else "")
+    system = SYSTEM.format(instructions=turn.instructions, language=turn.language, hints=hints)
+    messages = [Message.system(system), Message.user(passages_prompt(passages, turn.message))]
+    final, hidden = "", ""
     for step in range(turn.max_steps + 1):
         # The last round offers no tools: the model must answer with what it has.
         offered = definitions(tools) if step < turn.max_steps else ()
-        request = AiRequest(OperationType.agent, tuple(messages), tools=offered)
+        guard = CallTextGuard()
         response: AiResponse | None = None
-        async for item in _round(ai, request, turn.context):
-            if isinstance(item, TurnEvent):
-                texts.append(item.data["text"])
-                yield item
+        shown: list[str] = []
+        request = AiRequest(OperationType.agent, tuple(messages), tools=offered)
+        async for event in _visible(ai, request, turn.context, guard):
+            if isinstance(event, AiResponse):
+                response = event
             else:
-                response = item
+                shown.append(event.data["text"])
+                result.text += event.data["text"]
+                yield event
         if response is None:
             raise AgenturError("the model stream ended without a response")
         result.steps = step + 1
-        if not response.tool_calls:
+        calls, text = _calls(ai, response, tools if offered else None, step)
+        hidden = "" if calls else guard.held
+        if hidden and not find_text_tool_calls(hidden, tools.names()).looks_like_call:
+            shown.append(hidden)  # a code fence or JSON that is not a call: part of the answer
+            result.text += hidden
+            yield chunk(hidden)
+            hidden = ""
+        final = "".join(shown)
+        if not calls:
             break
-        messages.append(Message.assistant(response.text, response.tool_calls))
-        for call in response.tool_calls:
+        messages.append(Message.assistant(text, calls))
+        for call in calls:
             yield await _progress(turn, call, "started")
             outcome = await run_assistant_tool(tools, call, turn.tool_context)
-            content, is_error = outcome.content, outcome.is_error
-            status = "failed" if is_error else "finished"
+            status = "failed" if outcome.is_error else "finished"
             yield await _progress(turn, call, status, duration_ms=round(outcome.duration_ms, 1))
-            messages.append(Message.tool_result(call, content, is_error=is_error))
-    result.text = "".join(texts)
-    result.citations = cite(turn.tool_context.extras.get("passages", []))
+            messages.append(Message.tool_result(call, outcome.content, is_error=outcome.is_error))
+    if hidden or not has_words(final) or find_text_tool_calls(final, tools.names()).looks_like_call:
+        result.mode = "extractive"
+        return
+    result.citations = cited_sources(result.text, known)
     if result.citations:
         yield sources(result.citations)
+
+
+def _calls(
+    ai: AiService, response: AiResponse, tools: ToolRegistry | None, step: int
+) -> tuple[tuple[ToolCall, ...], str]:
+    """The round's tool calls (native, or recovered from the text where the model allows it)
+    and the assistant text that goes with them. No tools offered: no calls."""
+    if tools is None:
+        return (), response.text
+    if response.tool_calls:
+        return response.tool_calls, response.text
+    if not _recovers_text_calls(ai, response.model):
+        return (), response.text
+    found = find_text_tool_calls(response.text, tools.names(), id_prefix=f"text_s{step}")
+    return found.calls, found.remaining
+
+
+async def _visible(
+    ai: AiService, request: AiRequest, context: RequestContext, guard: CallTextGuard
+) -> AsyncIterator[TurnEvent | AiResponse]:
+    """Chunks the visitor may see as they stream (a written tool call is held back), then
+    the response."""
+    async for event in ai.stream(request, context):
+        if isinstance(event, TextDelta) and event.text:
+            if visible := guard.feed(event.text):
+                yield chunk(visible)
+        elif isinstance(event, StreamDone):
+            yield event.response
+        elif isinstance(event, StreamError):
+            raise ProviderError(event.message, provider=event.provider)

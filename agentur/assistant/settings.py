@@ -62,6 +62,13 @@ class AssistantSettings(PartSettings):
         description="Rewrite tool progress for visitors through the gateway (one extra model "
         "call per tool call); off: fixed templates in the visitor's language.",
     )
+    assistant_knowledge_passages: int = Field(
+        default=5,
+        ge=1,
+        le=20,
+        description="Passages retrieved before a knowledge answer and put in its prompt "
+        "(the model may search for more).",
+    )
     assistant_extractive_passages: int = Field(
         default=3, ge=1, le=10, description="Passages an extractive (model-free) answer quotes."
     )

@@ -2,10 +2,10 @@
 
 Text is split into words, accents folded (`Zürich` → `zurich`), and each word indexed twice:
 folded as written and as its Snowball stem in the chunk's language (German, French, Italian,
-English; detected from stop words). Queries get the same treatment in the query's language and
-match any term (OR), ranked by BM25 (see lexical_leg.py). Longer query words also match as
-prefixes, which catches the head of German compounds (`Aufzug` → `Aufzugsanlage`); which
-indexed words a prefix stands for is decided in lexical_plan.py.
+English; detected by lingua, see agentur/detect_language.py). Queries get the same treatment
+in the query's language and match any term (OR), ranked by BM25 (see lexical_leg.py). Longer
+query words also match as prefixes, which catches the head of German compounds (`Aufzug` →
+`Aufzugsanlage`); which indexed words a prefix stands for is decided in lexical_plan.py.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
+
+from agentur.detect_language import detect_language as detect_among
 
 LANGUAGES = {"de": "german", "fr": "french", "it": "italian", "en": "english"}
 SIMPLE = "simple"
@@ -58,11 +60,10 @@ def words(text: str) -> list[str]:
 
 
 def detect_language(text: str, default: str = "en") -> str:
-    """The language code whose stop words occur most (ties and no evidence: `default`)."""
-    sample = words(text[:4_000])
-    counts = {code: sum(1 for w in sample if w in stops) for code, stops in STOPWORDS.items()}
-    best = max(counts, key=lambda code: (counts[code], code == default))
-    return best if counts[best] else (default if default in LANGUAGES else "en")
+    """The Snowball language of `text` (lingua, see agentur/detect_language.py); `default`
+    when lingua cannot tell (short or mixed text) or for a language without a stemmer here."""
+    fallback = default if default in LANGUAGES else "en"
+    return detect_among(text, LANGUAGES, fallback)
 
 
 @lru_cache(maxsize=8)

@@ -58,6 +58,17 @@ def describe_validation_error(tool: Tool, error: ValidationError) -> str:
     )
 
 
+def given_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` without optional ones set to null: small models send `"tags": null` for
+    "not given" all the time, and the field's default is what they mean."""
+    fields = tool.arguments.model_fields
+    return {
+        key: value
+        for key, value in arguments.items()
+        if value is not None or key not in fields or fields[key].is_required()
+    }
+
+
 def authorize(tool: Tool, context: ToolContext) -> None:
     if not tool.read_only and not context.request.can_write:
         raise ForbiddenError(
@@ -125,7 +136,7 @@ async def _execute(tool: Tool | None, call: ToolCall, context: ToolContext, limi
             + (f"; offered: {', '.join(offered)}" if offered else "")
         )
     authorize(tool, context)
-    arguments = tool.arguments.model_validate(call.arguments)
+    arguments = tool.arguments.model_validate(given_arguments(tool, call.arguments))
     for name in tool.url_arguments:
         value = getattr(arguments, name, None)
         for url in value if isinstance(value, list | tuple) else [value]:

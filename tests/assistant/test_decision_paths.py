@@ -66,10 +66,14 @@ async def test_search_knowledge_runs_a_bounded_tool_loop_with_citations() -> Non
         ScriptedTurn(text="International parcels take five to eight working days [1]."),
     )
     knowledge = MemoryKnowledge()
-    result = await turn("How long to Germany?", ai=ai, knowledge=knowledge)
+    result = await turn("How long does a parcel to Germany take?", ai=ai, knowledge=knowledge)
     assert result.final["answer"] == "International parcels take five to eight working days [1]."
     assert result.path[-1] == "search_knowledge:generated"
-    assert knowledge.queries == ["parcel delivery time"]
+    # Retrieved first (the passages are in the first prompt), then the model's follow-up.
+    assert knowledge.queries == ["How long does a parcel to Germany take?", "parcel delivery time"]
+    assert "[1] shipping.md › Delivery times › p. 2\nParcels within" in (
+        provider.received[1].messages[1].content
+    )
     citation = result.final["sources"][0]
     assert (citation["file"], citation["section"], citation["page"]) == (
         "shipping.md",
@@ -78,6 +82,7 @@ async def test_search_knowledge_runs_a_bounded_tool_loop_with_citations() -> Non
     )
     tools = [e.data for e in result.events if e.type == "thinking" and "tool" in e.data]
     assert [(t["tool"], t["status"]) for t in tools] == [
+        ("search_knowledge", "started"),  # the retrieval before the model
         ("search_knowledge", "started"),
         ("search_knowledge", "finished"),
         ("read_source_window", "started"),

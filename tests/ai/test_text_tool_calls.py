@@ -1,0 +1,109 @@
+"""Recovering tool calls written as text, in the formats small models use (issue 12)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
+
+OFFERED = {"list_files", "read_file", "read_source_window"}
+READ = ("read_file", {"path": "a.txt"})
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "remaining"),
+    [
+        (
+            'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n'
+            "</tool_call>",
+            [READ],
+            "Let me look.",
+        ),
+        ('<tools>{"name": "list_files", "arguments": {}}</tools>', [("list_files", {})], ""),
+        (
+            '<tools>[{"name": "list_files", "arguments": {}}, '
+            '{"name": "read_file", "arguments": {"path": "a.txt"}}]</tools>',
+            [("list_files", {}), READ],
+            "",
+        ),
+        ('<function=read_file>{"path": "a.txt"}</function>', [READ], ""),
+        ('<function name="read_file">{"path": "a.txt"}</function>', [READ], ""),
+        ("<function name=list_files/>", [("list_files", {})], ""),
+        ('<function name="read_file" arguments=\'{"path": "a.txt"}\'/>', [READ], ""),
+        (
+            "<tool_call>\n<function=read_file>\n<parameter=path>\na.txt\n</parameter>\n"
+            "</function>\n</tool_call>",
+            [READ],
+            "",
+        ),
+        ('```json\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```', [READ], ""),
+        ('{"name": "read_file", "parameters": {"path": "a.txt"}}', [READ], ""),
+        (
+            '{{"name":"read_source_window","arguments":{{"source_id":"d1","offset":0}}}}}}',
+            [("read_source_window", {"source_id": "d1", "offset": 0})],
+            "",
+        ),
+        ('[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "a.txt"}}]', [READ], ""),
+        (
+            '{"type": "function", "function": {"name": "read_file", '
+            '"arguments": "{\\"path\\": \\"a.txt\\"}"}}',
+            [READ],
+            "",
+        ),
+        (
+            'Sure. {"name": "list_files", "arguments": {}} Done.',
+            [("list_files", {})],
+            "Sure.  Done.",
+        ),
+    ],
+)
+def test_formats_are_recovered(text: str, calls: list, remaining: str) -> None:
+    found = find_text_tool_calls(text, OFFERED)
+    assert [(c.name, c.arguments) for c in found.calls] == calls
+    assert found.remaining == remaining and found.looks_like_call
+    assert len({c.id for c in found.calls}) == len(calls)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>{"name": "read_file", "arguments": {"path": "a.t',  # cut off
+        "<tool_call>I will now list the files</tool_call>",
+        "<function=read_file>not json</function>",
+    ],
+)
+def test_broken_calls_are_not_recovered_but_still_look_like_calls(text: str) -> None:
+    found = find_text_tool_calls(text, OFFERED)
+    assert found.calls == () and found.looks_like_call
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Opening hours on Saturday are 9:00 to 16:00 [1].",
+        'The record: {"name": "Alice", "age": 31}',
+        '```json\n{"name": "Alice"}\n```',
+        "Use <b>bold</b> and {placeholders} freely.",
+    ],
+)
+def test_answers_are_not_calls(text: str) -> None:
+    found = find_text_tool_calls(text, OFFERED)
+    assert found.calls == () and not found.looks_like_call and found.remaining == text.strip()
+
+
+@pytest.mark.parametrize(
+    ("pieces", "shown", "held"),
+    [
+        (["Open 9 ", "to 16 [1", "] and <b>x</b>"], "Open 9 to 16 [1] and <b>x</b>", ""),
+        (["Sure. <to", 'ol_call>{"name"', ": 1}"], "Sure. ", '<tool_call>{"name": 1}'),
+        (["{", '"na', 'me": "x"}'], "", '{"name": "x"}'),
+        (["{", '"answer": 1}'], '{"answer": 1}', ""),
+        (["a ``", "`json\n{}\n```"], "a ", "```json\n{}\n```"),
+    ],
+)
+def test_the_stream_guard_holds_back_what_may_be_a_call(
+    pieces: list[str], shown: str, held: str
+) -> None:
+    guard = CallTextGuard()
+    assert "".join(guard.feed(piece) for piece in pieces) == shown
+    assert guard.held == held
