@@ -6,17 +6,22 @@ does not pay for them.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 features_app = typer.Typer(no_args_is_help=True, help="Feature instances and their tables.")
 
 
-def register(app: typer.Typer) -> None:
-    from agentur.cli.main import cli_errors, run_with_runtime
-
+def register(
+    app: typer.Typer,
+    run_with_runtime: Callable[[Callable[[Any], Awaitable[Any]]], Any],
+    cli_errors: Callable[[Callable[..., None]], Callable[..., None]],
+    local_context: Callable[[Any, str | None, str], Awaitable[Any]],
+) -> None:
+    """Handed main's helpers, so this module never imports main back (no import circle)."""
     app.add_typer(features_app, name="features")
 
     @features_app.command("create")
@@ -29,10 +34,9 @@ def register(app: typer.Typer) -> None:
         """Create a feature instance in the user's mandate; prints its id."""
 
         async def work(runtime) -> str:  # type: ignore[no-untyped-def]
-            from agentur.cli.agent_commands import _local_context
             from agentur.features.instances import create_instance
 
-            context = await _local_context(runtime, user, "UTC")
+            context = await local_context(runtime, user, "UTC")
             async with runtime.database.transaction() as session:
                 return (await create_instance(session, context, feature_code, name)).id
 
@@ -50,9 +54,7 @@ def register(app: typer.Typer) -> None:
         data = path.read_bytes()
 
         async def work(runtime) -> int:  # type: ignore[no-untyped-def]
-            from agentur.cli.agent_commands import _local_context
-
-            context = await _local_context(runtime, user, "UTC")
+            context = await local_context(runtime, user, "UTC")
             return await runtime.feature_data.import_file(
                 context,
                 instance_id,

@@ -231,4 +231,4 @@ knowledge_commands.register(app)
 
 from agentur.cli import feature_commands  # noqa: E402
 
-feature_commands.register(app)
+feature_commands.register(app, run_with_runtime, cli_errors, agent_commands._local_context)
