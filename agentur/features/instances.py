@@ -38,6 +38,7 @@ class InstanceRef:
     mandate_id: str
     name: str
     feature: Feature
+    agent_hints: str = ""
 
     def table(self, name: str) -> TableSchema:
         schema = self.feature.tables.get(name)
@@ -65,7 +66,7 @@ async def get_instance(
     feature = FEATURES.get(row.feature_code)
     if feature is None:
         raise InvalidInputError(f"feature instance {instance_id} has no data tables")
-    return InstanceRef(row.id, row.mandate_id, row.name, feature)
+    return InstanceRef(row.id, row.mandate_id, row.name, feature, row.agent_hints or "")
 
 
 async def list_instances(session: AsyncSession, context: RequestContext) -> list[FeatureInstance]:
@@ -81,13 +82,19 @@ async def list_instances(session: AsyncSession, context: RequestContext) -> list
 
 
 async def create_instance(
-    session: AsyncSession, context: RequestContext, feature_code: str, name: str
+    session: AsyncSession,
+    context: RequestContext,
+    feature_code: str,
+    name: str,
+    agent_hints: str | None = None,
 ) -> FeatureInstance:
     if feature_code not in FEATURES:
         raise InvalidInputError(
             f"unknown feature {feature_code!r}; known: {', '.join(sorted(FEATURES))}"
         )
-    instance = FeatureInstance(mandate_id=context.mandate_id, feature_code=feature_code, name=name)
+    instance = FeatureInstance(
+        mandate_id=context.mandate_id, feature_code=feature_code, name=name, agent_hints=agent_hints
+    )
     session.add(instance)
     await session.flush()
     return instance

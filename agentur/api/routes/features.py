@@ -19,6 +19,9 @@ router = APIRouter(prefix="/features", tags=["features"])
 class InstanceCreate(BaseModel):
     feature_code: str = Field(max_length=64, description="The feature, e.g. trustee.")
     name: str = Field(default="", max_length=200)
+    agent_hints: str | None = Field(
+        default=None, max_length=4000, description="Domain hints for the feature-data sub-agent."
+    )
 
 
 class InstanceOut(BaseModel):
@@ -44,7 +47,9 @@ async def post_instance(
 ) -> InstanceOut:
     if not context.is_mandate_admin:
         raise ForbiddenError("only a mandate admin may create feature instances")
-    instance = await create_instance(session, context, request.feature_code, request.name)
+    instance = await create_instance(
+        session, context, request.feature_code, request.name, request.agent_hints
+    )
     await session.commit()
     return InstanceOut.model_validate(instance, from_attributes=True)
 

@@ -1,4 +1,5 @@
-"""trustee feature tables: accounts, journal entries, customers, invoices per instance
+"""trustee feature tables: accounts, journal entries, customers, invoices per instance;
+per-instance domain hints for the feature-data sub-agent
 
 Revision ID: 0008
 Revises: 0007
@@ -69,6 +70,8 @@ INDEX_NAMES = {
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("feature_instances") as batch:
+        batch.add_column(sa.Column("agent_hints", sa.Text(), nullable=True))
     for table, (columns, index_columns) in TABLES.items():
         op.create_table(
             table,
@@ -97,3 +100,5 @@ def downgrade() -> None:
     for table in reversed(TABLES):
         op.drop_index(INDEX_NAMES[table], table_name=table)
         op.drop_table(table)
+    with op.batch_alter_table("feature_instances") as batch:
+        batch.drop_column("agent_hints")
