@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,6 +22,7 @@ from agentur.features.query_tables import (
 from agentur.features.result_cache import ResultCache
 from agentur.storage.database import Database
 
+Changed = TypeVar("Changed")
 Query = Callable[[AsyncSession, InstanceRef, Any], Awaitable[dict[str, Any]]]
 QUERIES: dict[str, Query] = {
     "browse_table": browse_table,
@@ -60,6 +61,19 @@ class FeatureData:
     async def schema(self, context: RequestContext, instance_id: str) -> InstanceRef:
         async with self.database.session() as session:
             return await get_instance(session, context, instance_id)
+
+    async def change(
+        self,
+        context: RequestContext,
+        instance_id: str,
+        change: Callable[[AsyncSession, InstanceRef], Awaitable[Changed]],
+    ) -> Changed:
+        """One change to an instance's tables, committed; cached results of it end."""
+        async with self.database.transaction() as session:
+            instance = await get_instance(session, context, instance_id)
+            changed = await change(session, instance)
+        self.cache.invalidate(context.mandate_id, instance_id)
+        return changed
 
     async def import_file(
         self,

@@ -1,5 +1,5 @@
 """trustee feature tables: accounts, journal entries, customers, invoices per instance;
-per-instance domain hints for the feature-data sub-agent
+per-instance domain hints for the feature-data sub-agent; workflows.archived_at (A10 actions)
 
 Revision ID: 0008
 Revises: 0007
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+
+from agentur.storage.models.base import UtcDateTime
 
 revision = "0008"
 down_revision = "0007"
@@ -72,6 +74,8 @@ INDEX_NAMES = {
 def upgrade() -> None:
     with op.batch_alter_table("feature_instances") as batch:
         batch.add_column(sa.Column("agent_hints", sa.Text(), nullable=True))
+    with op.batch_alter_table("workflows") as batch:
+        batch.add_column(sa.Column("archived_at", UtcDateTime(timezone=True), nullable=True))
     for table, (columns, index_columns) in TABLES.items():
         op.create_table(
             table,
@@ -102,3 +106,5 @@ def downgrade() -> None:
         op.drop_table(table)
     with op.batch_alter_table("feature_instances") as batch:
         batch.drop_column("agent_hints")
+    with op.batch_alter_table("workflows") as batch:
+        batch.drop_column("archived_at")
