@@ -9,7 +9,7 @@ movement columns instead.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import Select, and_, func, select
@@ -22,39 +22,53 @@ from agentur.features.schema import TableSchema
 MAX_WINDOW = 500
 MAX_GROUPS = 1_000
 
+MAX_FILTERS = 20
+MAX_IN_VALUES = 500
+MAX_COLUMNS = 50
+FilterValue = Annotated[str, Field(max_length=500)] | int | float
+TableName = Annotated[str, Field(max_length=64, description="Table name.")]
+ColumnNames = Annotated[list[Annotated[str, Field(max_length=65)]], Field(max_length=MAX_COLUMNS)]
+Filters = Annotated[list["Filter"], Field(max_length=MAX_FILTERS, description="All must hold.")]
+
 Operator = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "starts_with"]
 
 
 class Filter(BaseModel):
-    column: str = Field(description="A column of the table.")
+    column: str = Field(max_length=64, description="A column of the table.")
     op: Operator = Field(default="eq", description="Comparison.")
-    value: str | int | float | list[str | int | float] | None = Field(
-        default=None, description="Value to compare with; a list for `in`; dates as YYYY-MM-DD."
+    value: FilterValue | list[FilterValue] | None = Field(
+        default=None,
+        max_length=MAX_IN_VALUES,
+        description="Value to compare with; a list for `in`; dates as YYYY-MM-DD.",
     )
 
 
 class BrowseArguments(BaseModel):
-    table: str = Field(description="Table name.")
+    table: TableName
     sample_rows: int = Field(default=5, ge=0, le=50, description="Sample rows to show.")
 
 
 class QueryArguments(BaseModel):
-    table: str = Field(description="Table name.")
-    columns: list[str] = Field(default_factory=list, description="Columns to return; all if empty.")
-    filters: list[Filter] = Field(default_factory=list, description="All must hold (AND).")
-    order_by: list[str] = Field(
+    table: TableName
+    columns: ColumnNames = Field(
+        default_factory=list, description="Columns to return; all if empty."
+    )
+    filters: Filters = Field(default_factory=list)
+    order_by: ColumnNames = Field(
         default_factory=list, description="Columns to sort by; prefix '-' for descending."
     )
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=10_000_000)
     limit: int = Field(default=50, ge=1, le=MAX_WINDOW)
 
 
 class AggregateArguments(BaseModel):
-    table: str = Field(description="Table name.")
+    table: TableName
     function: Literal["SUM", "COUNT", "AVG", "MIN", "MAX"]
-    column: str | None = Field(default=None, description="Column to aggregate; none for COUNT.")
-    group_by: list[str] = Field(default_factory=list, description="Columns to group by.")
-    filters: list[Filter] = Field(default_factory=list, description="All must hold (AND).")
+    column: str | None = Field(
+        default=None, max_length=64, description="Column to aggregate; none for COUNT."
+    )
+    group_by: ColumnNames = Field(default_factory=list, description="Columns to group by.")
+    filters: Filters = Field(default_factory=list)
     order: Literal["group", "value_desc", "value_asc"] = Field(
         default="group", description="Sort groups by their key or by the aggregate value."
     )

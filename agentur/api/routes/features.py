@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, UploadFile, status
+from fastapi import APIRouter, File, Path, UploadFile, status
 from pydantic import BaseModel, Field
 
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
@@ -14,6 +14,9 @@ from agentur.features.instances import create_instance, list_instances
 from agentur.features.query_tables import AggregateArguments, QueryArguments
 
 router = APIRouter(prefix="/features", tags=["features"])
+
+InstanceId = Annotated[str, Path(max_length=36, description="A feature instance of your mandate.")]
+TableName = Annotated[str, Path(max_length=64, description="A table of the instance's feature.")]
 
 
 class InstanceCreate(BaseModel):
@@ -56,7 +59,7 @@ async def post_instance(
 
 @router.get("/instances/{instance_id}/tables")
 async def get_tables(
-    instance_id: str, runtime: RuntimeDep, context: ContextDep
+    instance_id: InstanceId, runtime: RuntimeDep, context: ContextDep
 ) -> list[dict[str, Any]]:
     instance = await runtime.feature_data.schema(context, instance_id)
     return [table.describe() for table in instance.feature.tables.values()]
@@ -64,8 +67,8 @@ async def get_tables(
 
 @router.post("/instances/{instance_id}/tables/{table}/import")
 async def import_table(
-    instance_id: str,
-    table: str,
+    instance_id: InstanceId,
+    table: TableName,
     runtime: RuntimeDep,
     context: ContextDep,
     file: Annotated[UploadFile, File(description="CSV (UTF-8, header row) or XLSX.")],
@@ -91,13 +94,13 @@ async def import_table(
 
 @router.post("/instances/{instance_id}/query")
 async def query(
-    instance_id: str, request: QueryArguments, runtime: RuntimeDep, context: ContextDep
+    instance_id: InstanceId, request: QueryArguments, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, Any]:
     return await runtime.feature_data.query(context, instance_id, request)
 
 
 @router.post("/instances/{instance_id}/aggregate")
 async def aggregate(
-    instance_id: str, request: AggregateArguments, runtime: RuntimeDep, context: ContextDep
+    instance_id: InstanceId, request: AggregateArguments, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, Any]:
     return await runtime.feature_data.aggregate(context, instance_id, request)
