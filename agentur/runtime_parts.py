@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Self
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.config import Settings
+from agentur.features.feature_data import FeatureData
+from agentur.features.result_cache import ResultCache
+from agentur.features.settings import FeatureSettings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
@@ -32,6 +35,19 @@ class RuntimeParts:
     blobs: BlobStore
     ai: AiService
     channels: dict[str, NotifyChannel] = field(default_factory=dict, repr=False)
+    feature_settings: FeatureSettings = field(default_factory=FeatureSettings, repr=False)
+    # Feature-data query results of this worker (T6), shared by every run and request.
+    _feature_data: FeatureData | None = field(default=None, repr=False)
+
+    @property
+    def feature_data(self) -> FeatureData:
+        if self._feature_data is None:
+            cache = ResultCache(
+                ttl_seconds=self.feature_settings.feature_cache_seconds,
+                max_entries=self.feature_settings.feature_cache_entries,
+            )
+            self._feature_data = FeatureData(self.database, cache)
+        return self._feature_data
 
     @classmethod
     def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Self:

@@ -23,10 +23,12 @@ from agentur.agent.progress_summary import progress_summary
 from agentur.agent.recover_text_tool_calls import RetryRound, settle_text_tool_calls
 from agentur.agent.round_hooks import knowledge_block, remember_round, remember_run
 from agentur.agent.run_state import RunState, StopRun, record_status
+from agentur.agent.sub_agent import sub_agent_runner
 from agentur.agent.tool_round import round_offer, run_tools
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.tools.sub_agent_port import SUB_AGENT_KEY
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
 from agentur.tools.windowing import RESULT_STORE_KEY, ResultStore
 
@@ -67,6 +69,7 @@ async def execute_run(
     run.extras = {
         RESULT_STORE_KEY: ResultStore(),
         "max_result_chars": settings.agent_max_tool_result_chars,
+        SUB_AGENT_KEY: sub_agent_runner(run),
     }
     record_status(run, RunStatus.running)
     status, final_text, error = RunStatus.completed, "", None

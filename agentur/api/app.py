@@ -16,6 +16,7 @@ from agentur.api.routes import (
     assistant_conversations,
     assistants,
     billing,
+    features,
     files,
     folders,
     health,
@@ -69,6 +70,7 @@ def create_app(
     for module in (assistant_conversations, assistants):  # assistant runtime
         app.include_router(module.router, prefix="/v1")
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
+    app.include_router(features.router, prefix="/v1")  # feature data (T6)
     return app
 
 

@@ -230,3 +230,7 @@ assistant_commands.register(app)
 from agentur.cli import knowledge_commands  # noqa: E402
 
 knowledge_commands.register(app)
+
+from agentur.cli import feature_commands  # noqa: E402
+
+feature_commands.register(app, run_with_runtime, cli_errors, agent_commands._local_context)

@@ -95,7 +95,17 @@ class ToolboxState:
 
     @property
     def inactive(self) -> list[str]:
-        return sorted(set(TOOLBOXES) - self.active)
+        """Toolboxes `request_toolbox` offers. A feature toolbox (workflow, trustee) is left
+        out where the mandate has no instance of its feature: there is nothing it could read."""
+        return sorted(
+            box.id
+            for box in TOOLBOXES.values()
+            if box.id not in self.active
+            and not (
+                box.requires_feature_code
+                and box.requires_feature_code not in self.environment.feature_codes
+            )
+        )
 
     def activate(self, toolbox_id: str, reason: str) -> None:
         toolbox = TOOLBOXES.get(toolbox_id)

@@ -49,11 +49,25 @@ class WorkflowService:
             .where(
                 Workflow.mandate_id == self.context.mandate_id,
                 Workflow.owner_id == self.context.user_id,
+                Workflow.archived_at.is_(None),
             )
             .order_by(Workflow.updated_at.desc(), Workflow.id)
         )
         rows = await self.session.execute(page(query, limit, offset))
         return list(rows.scalars())
+
+    async def rename(self, workflow_id: str, title: str) -> Workflow:
+        workflow = await self.get(workflow_id)
+        workflow.title = title[:500]
+        await self.session.flush()
+        return workflow
+
+    async def archive(self, workflow_id: str) -> Workflow:
+        workflow = await self.get(workflow_id)
+        if workflow.archived_at is None:
+            workflow.archived_at = utc_now()
+            await self.session.flush()
+        return workflow
 
     async def append(
         self, workflow_id: str, role: str, content: str, data: dict[str, Any] | None = None

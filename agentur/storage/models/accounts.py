@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
@@ -44,6 +44,8 @@ class FeatureInstance(IdMixin, TimestampMixin, Base):
     )
     feature_code: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(200), default="")
+    # Domain hints for the feature-data sub-agent of this instance (T6), e.g. conventions.
+    agent_hints: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ApiKey(IdMixin, TimestampMixin, Base):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from agentur.storage.models.base import Base, IdMixin, TimestampMixin
+from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
 
 
 class Workflow(IdMixin, TimestampMixin, Base):
@@ -19,6 +21,8 @@ class Workflow(IdMixin, TimestampMixin, Base):
         ForeignKey("feature_instances.id", ondelete="SET NULL"), nullable=True
     )
     title: Mapped[str] = mapped_column(String(500), default="")
+    # Set by the `workflow_archive` action; archived workflows leave the history list.
+    archived_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
 
 class WorkflowMessage(IdMixin, TimestampMixin, Base):
