@@ -1,8 +1,8 @@
 """trustee feature tables: accounts, journal entries, customers, invoices per instance;
 per-instance domain hints for the feature-data sub-agent; workflows.archived_at (A10 actions)
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from alembic import op
 
 from agentur.storage.models.base import UtcDateTime
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
