@@ -9,11 +9,12 @@ from fastapi import APIRouter, File, Path, UploadFile, status
 from pydantic import BaseModel, Field
 
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
+from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import ForbiddenError, InvalidInputError, TooLargeError
 from agentur.features.instances import create_instance, list_instances
 from agentur.features.query_tables import AggregateArguments, QueryArguments
 
-router = APIRouter(prefix="/features", tags=["features"])
+router = APIRouter(prefix="/features", tags=["features"], responses=AUTHENTICATED)
 
 InstanceId = Annotated[str, Path(max_length=36, description="A feature instance of your mandate.")]
 TableName = Annotated[str, Path(max_length=64, description="A table of the instance's feature.")]
@@ -44,7 +45,7 @@ async def get_instances(session: SessionDep, context: ContextDep) -> list[Instan
     return [InstanceOut.model_validate(row, from_attributes=True) for row in rows]
 
 
-@router.post("/instances", status_code=status.HTTP_201_CREATED)
+@router.post("/instances", status_code=status.HTTP_201_CREATED, responses=problem_responses(409))
 async def post_instance(
     request: InstanceCreate, session: SessionDep, context: ContextDep
 ) -> InstanceOut:
@@ -57,7 +58,7 @@ async def post_instance(
     return InstanceOut.model_validate(instance, from_attributes=True)
 
 
-@router.get("/instances/{instance_id}/tables")
+@router.get("/instances/{instance_id}/tables", responses=problem_responses(404))
 async def get_tables(
     instance_id: InstanceId, runtime: RuntimeDep, context: ContextDep
 ) -> list[dict[str, Any]]:
@@ -65,7 +66,9 @@ async def get_tables(
     return [table.describe() for table in instance.feature.tables.values()]
 
 
-@router.post("/instances/{instance_id}/tables/{table}/import")
+@router.post(
+    "/instances/{instance_id}/tables/{table}/import", responses=problem_responses(404, 409, 413)
+)
 async def import_table(
     instance_id: InstanceId,
     table: TableName,
@@ -92,14 +95,14 @@ async def import_table(
     return ImportOut(table=table, imported_rows=count)
 
 
-@router.post("/instances/{instance_id}/query")
+@router.post("/instances/{instance_id}/query", responses=problem_responses(404))
 async def query(
     instance_id: InstanceId, request: QueryArguments, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, Any]:
     return await runtime.feature_data.query(context, instance_id, request)
 
 
-@router.post("/instances/{instance_id}/aggregate")
+@router.post("/instances/{instance_id}/aggregate", responses=problem_responses(404))
 async def aggregate(
     instance_id: InstanceId, request: AggregateArguments, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, Any]:
