@@ -9,8 +9,8 @@ part naming the runtime itself would close an import circle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Self
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Self
 
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
@@ -20,6 +20,9 @@ from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
 from agentur.workspace.files import WorkspaceLimits
 
+if TYPE_CHECKING:
+    from agentur.storage.notify_channel import NotifyChannel
+
 
 @dataclass
 class RuntimeParts:
@@ -27,6 +30,7 @@ class RuntimeParts:
     database: Database
     blobs: BlobStore
     ai: AiService
+    channels: dict[str, NotifyChannel] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Self:
@@ -48,9 +52,21 @@ class RuntimeParts:
             max_read_window=self.settings.max_read_window,
         )
 
+    def broadcast(self, channel: str) -> NotifyChannel | None:
+        """A channel to every worker on this database; None on SQLite (one process)."""
+        if self.database.is_sqlite:
+            return None
+        from agentur.storage.notify_channel import NotifyChannel
+
+        if channel not in self.channels:
+            self.channels[channel] = NotifyChannel(self.database, channel)
+        return self.channels[channel]
+
     async def migrate(self) -> None:
         await upgrade_database(self.database.engine)
 
     async def close(self) -> None:
+        for channel in self.channels.values():
+            await channel.aclose()
         await self.ai.aclose()
         await self.database.dispose()

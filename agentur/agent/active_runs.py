@@ -1,11 +1,17 @@
 """Runs in progress in this process: each on its own task, its events on a queue, so a caller
-can stream them, wait for the result, or cancel the run (DELETE, client disconnect)."""
+can stream them, wait for the result, or cancel the run (DELETE, client disconnect).
+
+Workers are stateless: a DELETE may reach a worker other than the one running the run. That
+worker announces the cancellation on a broadcast every worker listens to (PostgreSQL
+LISTEN/NOTIFY, see `Broadcast`), and the worker that has the run cancels it. On SQLite there is
+one process and no broadcast."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agentur.agent.dependencies import AgentDependencies, AgentResult
 from agentur.agent.events import AgentEvent
@@ -44,9 +50,42 @@ class AgentRunHandle:
         return True
 
 
+class Broadcast(Protocol):
+    """A message to every worker (this one included)."""
+
+    async def publish(self, payload: str) -> None: ...
+
+    async def subscribe(self, callback: Callable[[str], None]) -> None: ...
+
+
 class ActiveRuns:
-    def __init__(self) -> None:
+    def __init__(self, cancellations: Broadcast | None = None) -> None:
         self._runs: dict[str, AgentRunHandle] = {}
+        self._cancellations = cancellations
+        self._listening = False
+        self._subscribing = asyncio.Lock()
+
+    async def listen(self) -> None:
+        """Start receiving cancellations from other workers (before runs start here)."""
+        if self._cancellations is None or self._listening:
+            return
+        async with self._subscribing:
+            if not self._listening:
+                await self._cancellations.subscribe(self._cancel_here)
+                self._listening = True
+
+    def _cancel_here(self, run_id: str) -> None:
+        # The sender checked that the run is the caller's; an unknown id is another worker's.
+        handle = self._runs.get(run_id)
+        if handle is not None:
+            handle.cancel()
+
+    async def cancel_elsewhere(self, run_id: str) -> bool:
+        """Ask every worker to cancel `run_id`; False when there are no other workers."""
+        if self._cancellations is None:
+            return False
+        await self._cancellations.publish(run_id)
+        return True
 
     def start(self, prepared: PreparedRun, deps: AgentDependencies) -> AgentRunHandle:
         handle = AgentRunHandle(prepared)

@@ -5,9 +5,10 @@ Flat names with the `agent_` prefix, so they read as `AGENTUR_AGENT_*` in the en
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agentur.config import MEBIBYTE, PartSettings
+from agentur.egress.policy import AllowList
 
 
 class AgentSettings(PartSettings):
@@ -81,14 +82,16 @@ class AgentSettings(PartSettings):
     )
     agent_egress_allowed_hosts: str = Field(
         default="",
-        description="Comma-separated `host` or `host:port` entries exempt from the "
-        "private-address refusal (an intranet service you trust).",
+        description="Comma-separated `host`, `host:port` or CIDR entries exempt from the "
+        "refusal of non-global addresses (an intranet service you trust).",
     )
 
+    @field_validator("agent_egress_allowed_hosts")
+    @classmethod
+    def _allow_list_parses(cls, value: str) -> str:
+        AllowList.parse(value)  # a typo fails at start-up, not at the first fetch
+        return value
+
     @property
-    def egress_allowed_hosts(self) -> frozenset[str]:
-        return frozenset(
-            part.strip().lower()
-            for part in self.agent_egress_allowed_hosts.split(",")
-            if part.strip()
-        )
+    def egress_allowed(self) -> AllowList:
+        return AllowList.parse(self.agent_egress_allowed_hosts)

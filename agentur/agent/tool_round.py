@@ -16,7 +16,7 @@ from agentur.agent.run_state import RoundOffer, RunState, record_status
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.messages import ToolCall, ToolDefinition
-from agentur.tools.egress import EgressPolicy
+from agentur.egress.policy import EgressPolicy
 from agentur.tools.model_schema import model_schema
 from agentur.tools.run_tool import ToolLimits, ToolOutcome, run_tool
 from agentur.tools.tool import Tool, ToolContext
@@ -127,5 +127,5 @@ def egress_policy(settings: AgentSettings) -> EgressPolicy:
         timeout_seconds=settings.agent_egress_timeout_seconds,
         max_bytes=settings.agent_egress_max_bytes,
         max_redirects=settings.agent_egress_max_redirects,
-        allowed_hosts=settings.egress_allowed_hosts,
+        allowed=settings.egress_allowed,
     )

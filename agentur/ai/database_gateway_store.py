@@ -1,19 +1,34 @@
-"""The gateway's persistence on the shared database (both backends)."""
+"""The gateway's persistence on the shared database (both backends).
+
+Workers share nothing but the database, so whatever must not interleave across them — a
+workflow's placeholder map growing, a mandate's budget being held — runs under a lock on a
+key of the database (`Database.locked`).
+"""
 
 from __future__ import annotations
 
 import time
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 
 from agentur.ai.billing.ledger import LedgerRecord, month_start, record_call, spent_since
+from agentur.ai.billing.preflight import check_budget
 from agentur.ai.mandate_ai_settings import MandateAiConfig, load_mandate_ai_config
 from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.neutralization.placeholder_map import PlaceholderMap
 from agentur.ai.settings import AiSettings
 from agentur.storage.database import Database
-from agentur.storage.models.ai import NeutralizationMapping
+from agentur.storage.models.ai import AiReservation, MandateAiSettings, NeutralizationMapping
+
+T = TypeVar("T")
+
+
+def _budget_key(mandate_id: str) -> str:
+    return f"ai-budget:{mandate_id}"
 
 
 class DatabaseGatewayStore:
@@ -39,11 +54,74 @@ class DatabaseGatewayStore:
     def forget_mandate_config(self, mandate_id: str) -> None:
         self._configs.pop(mandate_id, None)
 
-    async def spent_this_month(self, mandate_id: str, now: datetime) -> float:
-        # Read before every call of a mandate with a monthly limit: a plain connection (see
-        # `load_mapping`).
-        async with self.database.engine.connect() as connection:
-            return await spent_since(connection, mandate_id, month_start(now))
+    # ------------------------------------------------------------------ budget
+
+    async def reserve(
+        self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
+    ) -> str:
+        # Reservers of one mandate take turns (the lock); what they read is one statement, so
+        # a charge committing meanwhile (ledger row, balance and hold in one transaction) is
+        # seen either whole or not at all — `record` needs no lock.
+        async with self.database.locked(_budget_key(mandate_id)) as session:
+            holds = AiReservation.mandate_id == mandate_id
+            row = select(MandateAiSettings).where(MandateAiSettings.mandate_id == mandate_id)
+            balance, limit, held, spent, expired = (
+                await session.execute(
+                    select(
+                        row.with_only_columns(MandateAiSettings.balance_chf).scalar_subquery(),
+                        row.with_only_columns(
+                            MandateAiSettings.monthly_limit_chf
+                        ).scalar_subquery(),
+                        select(func.coalesce(func.sum(AiReservation.amount_chf), 0.0))
+                        .where(holds, AiReservation.expires_at > now)
+                        .scalar_subquery(),
+                        spent_since(mandate_id, month_start(now)).scalar_subquery(),
+                        select(func.count())
+                        .where(holds, AiReservation.expires_at <= now)
+                        .scalar_subquery(),
+                    )
+                )
+            ).one()
+            if expired:  # left by workers that died
+                await session.execute(
+                    delete(AiReservation).where(holds, AiReservation.expires_at <= now)
+                )
+            defaults = MandateAiConfig.defaults(self.settings)
+            check_budget(
+                replace(
+                    defaults,
+                    balance_chf=balance,
+                    monthly_limit_chf=defaults.monthly_limit_chf if limit is None else limit,
+                ),
+                worst_case_chf=worst_case_chf,
+                spent_this_month_chf=float(spent),
+                held_chf=float(held),
+                model=model,
+            )
+            hold = AiReservation(
+                mandate_id=mandate_id,
+                amount_chf=worst_case_chf,
+                expires_at=now + timedelta(seconds=self.settings.billing_reservation_seconds),
+            )
+            session.add(hold)
+            await session.flush()
+            return hold.id
+
+    async def release(self, reservation_id: str) -> None:
+        async with self.database.transaction() as session:
+            await session.execute(delete(AiReservation).where(AiReservation.id == reservation_id))
+
+    async def record(
+        self, record: LedgerRecord, now: datetime, reservation_id: str | None = None
+    ) -> None:
+        async with self.database.transaction() as session:
+            await record_call(session, record)
+            if reservation_id is not None:
+                await session.execute(
+                    delete(AiReservation).where(AiReservation.id == reservation_id)
+                )
+
+    # ---------------------------------------------------------------- mappings
 
     async def load_mapping(self, mandate_id: str, workflow_id: str) -> PlaceholderMap:
         # A plain connection, not an ORM session: read on every neutralized call, and a
@@ -57,28 +135,30 @@ class DatabaseGatewayStore:
             )
         return PlaceholderMap() if token is None else self.cipher.decrypt(token)
 
-    async def save_mapping(
-        self, mandate_id: str, workflow_id: str, mapping: PlaceholderMap
-    ) -> None:
-        token = self.cipher.encrypt(mapping)
-        async with self.database.transaction() as session:
+    async def update_mapping(
+        self, mandate_id: str, workflow_id: str, work: Callable[[PlaceholderMap], T]
+    ) -> tuple[PlaceholderMap, T]:
+        """Load → work → save with the workflow's key locked across workers: two workers that
+        neutralize new values of one workflow at once both end up in one map, neither
+        overwriting the other's placeholders."""
+        async with self.database.locked(f"neutralization:{mandate_id}:{workflow_id}") as session:
             row = await session.scalar(
-                select(NeutralizationMapping)
-                .where(
+                select(NeutralizationMapping).where(
                     NeutralizationMapping.mandate_id == mandate_id,
                     NeutralizationMapping.workflow_id == workflow_id,
                 )
-                .with_for_update()
             )
-            if row is None:
-                session.add(
-                    NeutralizationMapping(
-                        mandate_id=mandate_id, workflow_id=workflow_id, ciphertext=token
+            mapping = PlaceholderMap() if row is None else self.cipher.decrypt(row.ciphertext)
+            result = work(mapping)
+            if mapping.changed:
+                token = self.cipher.encrypt(mapping)
+                if row is None:
+                    session.add(
+                        NeutralizationMapping(
+                            mandate_id=mandate_id, workflow_id=workflow_id, ciphertext=token
+                        )
                     )
-                )
-            else:
-                row.ciphertext = token
-
-    async def record(self, record: LedgerRecord, now: datetime) -> None:
-        async with self.database.transaction() as session:
-            await record_call(session, record)
+                else:
+                    row.ciphertext = token
+                mapping.changed = False
+        return mapping, result

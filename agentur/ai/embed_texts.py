@@ -53,28 +53,32 @@ async def embed_texts(
         return Embeddings([], spec.id, spec.embedding_dimensions or 0, 0.0)
     sent_texts = [m.content for m in prepared.sent.messages]
     total = sum(estimate_tokens(t) for t in sent_texts)
-    await service.billing.preflight(
+    reservation = await service.billing.preflight(
         spec, prepared.config, context, input_tokens=total, output_tokens=0
     )
     provider = service.registry.provider_for(spec)
     try:
-        vectors, tokens = await call_with_retries(
-            lambda: provider.embed(spec, sent_texts),
-            service.retry_policy,
-            provider=spec.provider,
-            sleep=service.sleep,
+        try:
+            vectors, tokens = await call_with_retries(
+                lambda: provider.embed(spec, sent_texts),
+                service.retry_policy,
+                provider=spec.provider,
+                sleep=service.sleep,
+            )
+        except ProviderError as error:
+            failures = Failures()
+            failures.failed(spec, error)
+            raise failures.error() from error
+        logger.debug("embedded %d texts for %s with %s", len(texts), purpose, spec.id)
+        chf = await service.billing.charge(
+            spec,
+            Usage(input_tokens=tokens),
+            context,
+            operation=OperationType.embedding,
+            workflow_id=workflow_id,
+            reservation=reservation,
         )
-    except ProviderError as error:
-        failures = Failures()
-        failures.failed(spec, error)
-        raise failures.error() from error
-    logger.debug("embedded %d texts for %s with %s", len(texts), purpose, spec.id)
-    chf = await service.billing.charge(
-        spec,
-        Usage(input_tokens=tokens),
-        context,
-        operation=OperationType.embedding,
-        workflow_id=workflow_id,
-    )
+    finally:
+        await service.billing.release(reservation)  # a no-op once charged
     dimensions = spec.embedding_dimensions or (len(vectors[0]) if vectors else 0)
     return Embeddings(vectors, spec.id, dimensions, chf)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentur.ai.attempt_failures import Failures, log_retry
-from agentur.ai.billing.charge import CallBilling
+from agentur.ai.billing.charge import CallBilling, Reservation
 from agentur.ai.billing.pricing import estimate_prompt_tokens, max_output_tokens
 from agentur.ai.embed_texts import Embeddings, embed_texts
 from agentur.ai.gateway_errors import BudgetExceededError, NoModelError
@@ -146,18 +146,19 @@ class AiService:
             self.ranked_models(prepared.sent, prepared.config, prompt_tokens),
         )
 
-    async def _affordable(
+    async def _reserve(
         self,
         spec: ModelSpec,
         prepared: PreparedRequest,
         context: RequestContext,
         prompt_tokens: int,
         failures: Failures,
-    ) -> bool:
-        """Whether the mandate can pay this model's worst case; a refusal is kept in
-        `failures` for the final error (checked per candidate, only when it is reached)."""
+    ) -> Reservation | None:
+        """This model's worst case held against the mandate's budget, or None when it does
+        not fit; a refusal is kept in `failures` for the final error (checked per candidate,
+        only when it is reached)."""
         try:
-            await self.billing.preflight(
+            return await self.billing.preflight(
                 spec,
                 prepared.config,
                 context,
@@ -166,8 +167,7 @@ class AiService:
             )
         except BudgetExceededError as refusal:
             failures.refused(refusal)
-            return False
-        return True
+            return None
 
     async def _attempt(
         self,
@@ -176,15 +176,17 @@ class AiService:
         context: RequestContext,
         prompt_tokens: int,
         failures: Failures,
-    ) -> PreparedRequest | None:
-        """The request as this candidate gets it (with its output limit), or None when it is
-        skipped: its server timed out on this prompt before, or the mandate cannot pay."""
+    ) -> tuple[PreparedRequest, Reservation] | None:
+        """The request as this candidate gets it (with its output limit) and its worst case
+        held against the budget, or None when it is skipped: its server timed out on this
+        prompt before, or the mandate cannot pay."""
         if failures.gave_up_on(spec):
             return None
         attempt = limited(prepared, spec, prompt_tokens)
-        if not await self._affordable(spec, attempt, context, prompt_tokens, failures):
+        reservation = await self._reserve(spec, attempt, context, prompt_tokens, failures)
+        if reservation is None:
             return None
-        return attempt
+        return attempt, reservation
 
     async def _finish(
         self,
@@ -192,6 +194,7 @@ class AiService:
         spec: ModelSpec,
         prepared: PreparedRequest,
         context: RequestContext,
+        reservation: Reservation,
     ) -> AiResponse:
         chf = await self.billing.charge(
             spec,
@@ -199,6 +202,7 @@ class AiService:
             context,
             operation=prepared.sent.operation,
             workflow_id=prepared.sent.workflow_id,
+            reservation=reservation,
         )
         response = replace(response, cost_chf=chf)
         if prepared.mapping is not None:
@@ -209,23 +213,27 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
-            if attempt is None:
+            held = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if held is None:
                 continue
+            attempt, reservation = held
             provider = self.registry.provider_for(spec)
             try:
-                response = await call_with_retries(
-                    lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
-                    self.retry_policy,
-                    provider=spec.provider,
-                    model=spec.name,
-                    sleep=self.sleep,
-                    on_retry=lambda e, n, s=spec: log_retry(s, e, n),
-                )
-            except ProviderError as error:
-                failures.failed(spec, error)
-                continue
-            return await self._finish(response, spec, prepared, context)
+                try:
+                    response = await call_with_retries(
+                        lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
+                        self.retry_policy,
+                        provider=spec.provider,
+                        model=spec.name,
+                        sleep=self.sleep,
+                        on_retry=lambda e, n, s=spec: log_retry(s, e, n),
+                    )
+                except ProviderError as error:
+                    failures.failed(spec, error)
+                    continue
+                return await self._finish(response, spec, prepared, context, reservation)
+            finally:
+                await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
 
     async def stream(
@@ -237,43 +245,49 @@ class AiService:
         failures = Failures()
         prepared, prompt_tokens, candidates = await self._gated(request, context)
         for spec in candidates:
-            attempt = await self._attempt(spec, prepared, context, prompt_tokens, failures)
-            if attempt is None:
+            held = await self._attempt(spec, prepared, context, prompt_tokens, failures)
+            if held is None:
                 continue
-            tries = 0
-            while True:
-                emitted = False
-                try:
-                    async for event in stream_attempt(
-                        self.registry.provider_for(spec),
-                        spec,
-                        attempt,
-                        finish=lambda r, s=spec: self._finish(r, s, prepared, context),
-                    ):
-                        if isinstance(event, TextDelta | ToolCallDelta):
-                            emitted = True
-                        yield event
-                    return
-                except Exception as raw:
-                    error = as_provider_error(raw, spec.provider, spec.name)
-                    if error is None:
-                        raise
-                    if emitted:
-                        yield StreamError(
-                            f"the stream from {spec.id} broke after text was sent: {error}",
-                            model=spec.id,
-                            provider=spec.provider,
-                            status_code=error.status_code,
-                            retryable=error.retryable,
-                        )
+            attempt, reservation = held
+            try:
+                tries = 0
+                while True:
+                    emitted = False
+                    try:
+                        async for event in stream_attempt(
+                            self.registry.provider_for(spec),
+                            spec,
+                            attempt,
+                            finish=lambda r, s=spec, h=reservation: self._finish(
+                                r, s, prepared, context, h
+                            ),
+                        ):
+                            if isinstance(event, TextDelta | ToolCallDelta):
+                                emitted = True
+                            yield event
                         return
-                    tries += 1
-                    if error.retryable and tries <= self.retry_policy.max_retries:
-                        log_retry(spec, error, tries)
-                        await self.sleep(self.retry_policy.delay(tries, error))
-                        continue
-                    failures.failed(spec, error)
-                    break
+                    except Exception as raw:
+                        error = as_provider_error(raw, spec.provider, spec.name)
+                        if error is None:
+                            raise
+                        if emitted:
+                            yield StreamError(
+                                f"the stream from {spec.id} broke after text was sent: {error}",
+                                model=spec.id,
+                                provider=spec.provider,
+                                status_code=error.status_code,
+                                retryable=error.retryable,
+                            )
+                            return
+                        tries += 1
+                        if error.retryable and tries <= self.retry_policy.max_retries:
+                            log_retry(spec, error, tries)
+                            await self.sleep(self.retry_policy.delay(tries, error))
+                            continue
+                        failures.failed(spec, error)
+                        break
+            finally:
+                await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
 
     async def embed(

@@ -176,6 +176,12 @@ class AiSettings(PartSettings):
         ge=0,
         description="How long a worker reuses a mandate's AI settings before re-reading them.",
     )
+    billing_reservation_seconds: float = Field(
+        default=3_600.0,
+        gt=0,
+        description="A call's worst-case cost is held against the balance and monthly limit "
+        "until it is charged; a hold left by a worker that died stops counting after this.",
+    )
 
     @field_validator(*_OPTIONAL_TEXT_FIELDS, mode="before")
     @classmethod

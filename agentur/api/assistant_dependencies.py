@@ -14,7 +14,7 @@ from agentur.api.dependencies import RuntimeDep, SessionDep, get_request_context
 from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
 from agentur.assistant.conversation_access import ConversationAccess
 from agentur.assistant.credentials_box import CredentialsBox
-from agentur.assistant.rate_limit import SlidingWindowLimiter
+from agentur.assistant.rate_limit import VisitorRateLimit
 from agentur.assistant.settings import AssistantSettings
 from agentur.context import RequestContext, Role, resolve_language, resolve_timezone
 from agentur.errors import NotFoundError
@@ -57,10 +57,10 @@ class Caller:
             raise NotFoundError(f"assistant {assistant_id} not found")
 
 
-def _limiter(request: Request) -> SlidingWindowLimiter:
+def _limiter(request: Request, runtime: RuntimeDep) -> VisitorRateLimit:
     state = request.app.state
     if not hasattr(state, "assistant_rate_limiter"):
-        state.assistant_rate_limiter = SlidingWindowLimiter()
+        state.assistant_rate_limiter = VisitorRateLimit(runtime.database)
     return state.assistant_rate_limiter
 
 
@@ -78,7 +78,9 @@ async def get_caller(
     token = token.strip()
     if scheme.lower() == "bearer" and is_visitor_key(token):
         visitor = await authenticate_visitor(session, token)
-        _limiter(request).check(visitor.key_id, settings.assistant_visitor_rate_per_minute)
+        await _limiter(request, runtime).check(
+            visitor.key_id, settings.assistant_visitor_rate_per_minute
+        )
         context = RequestContext(
             user_id=visitor.key_id,  # not a user id; fits user_id columns
             mandate_id=visitor.mandate_id,

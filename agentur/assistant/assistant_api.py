@@ -7,8 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from agentur.assistant.api_url import find_endpoint, prepare_call
 from agentur.assistant.call_api import ApiLimits, ApiResponse, send_call
 from agentur.assistant.definition import ApiCatalog, ApiCredential
@@ -20,7 +18,6 @@ class AssistantApi:
     limits: ApiLimits
     # Opens the sealed credential on demand, so the plaintext lives only during a send.
     open_credential: Callable[[], ApiCredential | None] = lambda: None
-    transport: httpx.AsyncBaseTransport | None = None
     has_credential: bool = False
 
     def describe(self, endpoint: str | None = None) -> dict[str, Any]:
@@ -52,6 +49,4 @@ class AssistantApi:
         body: Any = None,
     ) -> ApiResponse:
         prepared = prepare_call(self.catalog, endpoint, path_params, query, body)
-        return await send_call(
-            self.catalog, prepared, self.open_credential(), self.limits, self.transport
-        )
+        return await send_call(self.catalog, prepared, self.open_credential(), self.limits)

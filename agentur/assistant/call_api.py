@@ -2,11 +2,11 @@
 in an event), no redirects to other hosts, a timeout, a response size cap, and a windowed view
 of the response text (A11).
 
-The egress policy of agentur/tools/egress.py applies too: a catalog definition is
-configuration, but whoever can write one must not be able to aim the server at its own
-network (cloud metadata at 169.254.169.254, localhost admin ports, intranet services). Every
-hop, redirects included, is checked before it connects; a deployment that calls internal
-APIs on purpose exempts them by host (or allows private targets altogether)."""
+The egress part applies too: a catalog definition is configuration, but whoever can write one
+must not be able to aim the server at its own network (cloud metadata at 169.254.169.254,
+localhost admin ports, intranet services). Every hop, redirects included, is checked before it
+connects and connects to the address that was checked; a deployment that calls internal APIs
+on purpose exempts them by host or network (or allows non-global targets altogether)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ import httpx
 
 from agentur.assistant.api_url import ApiCallRejected, PreparedCall, check_path, check_same_origin
 from agentur.assistant.definition import ApiCatalog, ApiCredential
-from agentur.errors import AgenturError, TooLargeError
-from agentur.tools.egress import EgressPolicy, EgressTransport
+from agentur.egress.fetch import egress_client, read_capped
+from agentur.egress.policy import AllowList, EgressPolicy
+from agentur.errors import AgenturError
 
 
 class ApiCallFailed(AgenturError):
@@ -32,10 +33,20 @@ class ApiLimits:
     timeout_seconds: float
     max_response_bytes: int
     max_redirects: int
-    # Off by default: private, loopback, link-local and metadata targets are refused.
+    # Off by default: every address that is not globally routable is refused.
     allow_private_targets: bool = False
-    # `host` or `host:port` exempt from that refusal (a trusted internal API).
-    allowed_hosts: frozenset[str] = frozenset()
+    # `host`, `host:port` or CIDR entries exempt from that refusal (a trusted internal API).
+    allowed: AllowList = AllowList()
+
+    @property
+    def egress(self) -> EgressPolicy:
+        return EgressPolicy(
+            timeout_seconds=self.timeout_seconds,
+            max_bytes=self.max_response_bytes,
+            max_redirects=self.max_redirects,
+            allowed=self.allowed,
+            allow_private=self.allow_private_targets,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,35 +82,16 @@ def _authorize(url: str, headers: dict[str, str], credential: ApiCredential | No
     return url
 
 
-async def _read_capped(response: httpx.Response, cap: int) -> bytes:
-    data = bytearray()
-    async for chunk in response.aiter_bytes():
-        data += chunk
-        if len(data) > cap:
-            raise TooLargeError(f"the API response is larger than {cap} bytes")
-    return bytes(data)
-
-
 async def send_call(
     catalog: ApiCatalog,
     call: PreparedCall,
     credential: ApiCredential | None,
     limits: ApiLimits,
-    transport: httpx.AsyncBaseTransport | None = None,
 ) -> ApiResponse:
     base_path = urlsplit(catalog.base_url).path.rstrip("/")
     url, method, body = call.url, call.method, call.body
-    if not limits.allow_private_targets:
-        transport = EgressTransport(
-            EgressPolicy(allowed_hosts=limits.allowed_hosts),
-            transport or httpx.AsyncHTTPTransport(),
-        )
-    async with httpx.AsyncClient(
-        follow_redirects=False,
-        timeout=limits.timeout_seconds,
-        transport=transport,
-        trust_env=False,  # a proxy from the environment would hide the real target
-    ) as client:
+    # Redirects are followed here, not by httpx: each must stay on the catalog's host.
+    async with egress_client(limits.egress, follow_redirects=False) as client:
         for _ in range(limits.max_redirects + 1):
             headers = {"Accept": "application/json, text/plain;q=0.9, */*;q=0.1"}
             if body is not None:
@@ -120,7 +112,7 @@ async def send_call(
                         if response.status_code in (301, 302, 303):
                             method, body = "GET", None
                         continue
-                    data = await _read_capped(response, limits.max_response_bytes)
+                    data = await read_capped(response, limits.max_response_bytes)
                     return ApiResponse(
                         response.status_code,
                         response.headers.get("content-type", ""),
@@ -130,7 +122,7 @@ async def send_call(
                 raise ApiCallFailed(
                     f"the API did not answer within {limits.timeout_seconds}s"
                 ) from error
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, httpx.InvalidURL) as error:
                 # The error text never includes headers, so the credential cannot leak here.
                 raise ApiCallFailed(f"the API request failed: {type(error).__name__}") from error
     raise ApiCallFailed(f"more than {limits.max_redirects} redirects")

@@ -65,7 +65,7 @@ def build_api(
         settings.assistant_api_max_response_bytes,
         settings.assistant_api_max_redirects,
         settings.assistant_api_allow_private_targets,
-        settings.api_allowed_hosts,
+        settings.api_allowed,
     )
     return AssistantApi(
         definition.api_catalog, limits, open_credential, has_credential=bool(sealed)

@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentur.egress.parse_url import UrlRefusedError, parse_url
+
 LANGUAGES = ("en", "de", "fr", "it", "es")
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -202,6 +204,18 @@ class ApiCatalog(Strict):
     endpoints: list[ApiEndpoint] = Field(default_factory=list, max_length=100)
     # Write-only: accepted here, encrypted at rest, never returned or shown to a model.
     credential: ApiCredential | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _strict_url(cls, value: str) -> str:
+        # The egress part's own parser: a host spelled `0177.0.0.1` or `2130706433` is refused
+        # here (422), not found out at call time. Whether the address may be reached is
+        # checked at call time, against the deployment's allow-list and the DNS answer then.
+        try:
+            parse_url(value)
+        except UrlRefusedError as error:
+            raise ValueError(error.detail) from error
+        return value
 
     @model_validator(mode="after")
     def _unique(self) -> ApiCatalog:

@@ -6,9 +6,10 @@ The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHAD
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 
 from agentur.config import PartSettings
+from agentur.egress.policy import AllowList
 
 
 class AssistantSettings(PartSettings):
@@ -94,8 +95,9 @@ class AssistantSettings(PartSettings):
     )
     assistant_api_allowed_hosts: str = Field(
         default="",
-        description="Comma-separated `host` or `host:port` entries an API catalog may call "
-        "although they are private (a trusted internal API); narrower than allowing all.",
+        description="Comma-separated `host`, `host:port` or CIDR entries an API catalog may "
+        "call although they are not global (a trusted internal API); narrower than allowing "
+        "all.",
     )
     smtp_host: str | None = Field(
         default=None, description="SMTP server for e-mail escalation. Empty: e-mail is off."
@@ -120,13 +122,15 @@ class AssistantSettings(PartSettings):
         default="UTC", description="IANA time zone of `AGENTUR_ASSISTANT_REPLAY_TIME`."
     )
 
+    @field_validator("assistant_api_allowed_hosts")
+    @classmethod
+    def _allow_list_parses(cls, value: str) -> str:
+        AllowList.parse(value)  # a typo fails at start-up, not at the first call
+        return value
+
     @property
-    def api_allowed_hosts(self) -> frozenset[str]:
-        return frozenset(
-            part.strip().lower()
-            for part in self.assistant_api_allowed_hosts.split(",")
-            if part.strip()
-        )
+    def api_allowed(self) -> AllowList:
+        return AllowList.parse(self.assistant_api_allowed_hosts)
 
     @property
     def preflight_mode(self) -> str:

@@ -6,10 +6,13 @@ loaded on each connection. PostgreSQL gets the `vector` extension from the first
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from weakref import WeakValueDictionary
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -59,6 +62,8 @@ class Database:
         self.url = to_async_url(url)
         self.engine = create_engine(self.url, **engine_options)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # Per-key locks inside this process; alive only while someone holds or waits.
+        self._key_locks: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()
 
     @property
     def is_sqlite(self) -> bool:
@@ -73,6 +78,23 @@ class Database:
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A session whose work commits at the end of the block, or rolls back on error."""
         async with self.sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def locked(self, key: str) -> AsyncIterator[AsyncSession]:
+        """A transaction that holds `key` exclusively across every worker until it ends.
+
+        PostgreSQL: a transaction-level advisory lock (released by commit or rollback, also
+        when a worker dies). SQLite serves one process, where an asyncio lock is enough; the
+        same lock also spares PostgreSQL the waiters of one worker."""
+        lock = self._key_locks.get(key)
+        if lock is None:
+            lock = self._key_locks[key] = asyncio.Lock()
+        async with lock, self.transaction() as session:
+            if not self.is_sqlite:
+                await session.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key}
+                )
             yield session
 
     async def dispose(self) -> None:

@@ -21,8 +21,9 @@ from pydantic import ValidationError
 from agentur.agent.events import AgentEvent, EventSink, EventType
 from agentur.ai.messages import ToolCall
 from agentur.context import request_context
+from agentur.egress.check_target import check_url
+from agentur.egress.policy import EgressPolicy
 from agentur.errors import AgenturError, ForbiddenError
-from agentur.tools.egress import EgressPolicy, check_url
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.windowing import READ_TOOL_RESULT, RESULT_STORE_KEY, ResultStore, render_result
 

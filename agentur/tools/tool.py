@@ -44,7 +44,7 @@ class Tool(Generic[Arguments]):
     toolbox: str = "core"
     timeout_seconds: float | None = None
     # Names of arguments holding URLs: the lifecycle wrapper refuses private targets before
-    # the handler runs; the handler fetches through `agentur.tools.egress` (checked per hop).
+    # the handler runs; the handler fetches through `agentur.egress` (checked and pinned per hop).
     url_arguments: tuple[str, ...] = ()
     # Generated from a workflow action (A10); `exclude_action_tools` leaves these out.
     is_action: bool = False

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.context import RequestContext
+from agentur.context import RequestContext, utc_now
 from agentur.errors import NotFoundError
 from agentur.storage.models import Workflow, WorkflowMessage
 
@@ -59,6 +59,12 @@ class WorkflowService:
         self, workflow_id: str, role: str, content: str, data: dict[str, Any] | None = None
     ) -> WorkflowMessage:
         workflow = await self.get(workflow_id)
+        # Write first: the UPDATE takes the workflow's row lock (SQLite: the write lock), so
+        # concurrent appends — from any worker — number their messages one after another
+        # instead of both reading the same last sequence.
+        await self.session.execute(
+            update(Workflow).where(Workflow.id == workflow.id).values(updated_at=utc_now())
+        )
         last = await self.session.scalar(
             select(func.max(WorkflowMessage.sequence)).where(
                 WorkflowMessage.workflow_id == workflow.id
@@ -72,7 +78,6 @@ class WorkflowService:
             data=data,
         )
         self.session.add(message)
-        workflow.updated_at = message.created_at or workflow.updated_at
         await self.session.flush()
         return message
 

@@ -15,8 +15,9 @@ from agentur.assistant.assistant_tools import offered_tools, run_assistant_tool
 from agentur.assistant.call_api import ApiCallFailed, ApiLimits
 from agentur.assistant.definition import ApiCatalog, ApiCredential
 from agentur.context import Role
+from agentur.egress.check_target import EgressRefusedError
+from agentur.egress.policy import AllowList
 from agentur.errors import TooLargeError
-from agentur.tools.egress import EgressRefusedError
 from agentur.tools.tool import ToolContext
 from tests.assistant.http_server import Recorded, recording_server
 from tests.assistant.turns import CONTEXT
@@ -232,6 +233,8 @@ DEFAULT_LIMITS = ApiLimits(timeout_seconds=0.5, max_response_bytes=1_000, max_re
         "http://10.0.0.5",
         "http://[::1]:8080",
         "http://metadata.google.internal",
+        "http://100.100.100.200",
+        "http://[2002:a9fe:a9fe::]",
     ],
 )
 async def test_default_policy_refuses_internal_base_urls(base: str) -> None:
@@ -250,10 +253,30 @@ async def test_default_policy_sends_nothing_to_a_loopback_server(server) -> None
 async def test_one_internal_host_can_be_allowed_by_host_and_port(server) -> None:  # type: ignore[no-untyped-def]
     base, recorded = server
     host_port = base.removeprefix("http://")
-    exempt = ApiLimits(0.5, 1_000, 2, allowed_hosts=frozenset({host_port}))
+    exempt = ApiLimits(0.5, 1_000, 2, allowed=AllowList.parse(host_port))
     response = await api(base, exempt).call("order", {"order_id": "1"})
     assert response.status == 200 and len(recorded.requests) == 1
-    other_port = ApiLimits(0.5, 1_000, 2, allowed_hosts=frozenset({"127.0.0.1:1"}))
+    other_port = ApiLimits(0.5, 1_000, 2, allowed=AllowList.parse("127.0.0.1:1"))
     with pytest.raises(EgressRefusedError):
         await api(base, other_port).call("order", {"order_id": "1"})
     assert len(recorded.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "base", ["http://0177.0.0.1:18201/api", "http://2130706433/api", "http://a@b.test/api"]
+)
+def test_a_base_url_that_hides_its_target_is_refused_when_saved(base: str) -> None:
+    with pytest.raises(ValueError, match="base_url"):
+        catalog(base)
+
+
+async def test_a_stored_base_url_httpx_cannot_parse_fails_cleanly_at_call_time(server) -> None:  # type: ignore[no-untyped-def]
+    # A definition saved before base URLs were checked: a clear failure, never a crash.
+    _, recorded = server
+    stored = catalog("http://127.0.0.1:1").model_copy(
+        update={"base_url": "http://0177.0.0.1:9/api"}
+    )
+    broken = AssistantApi(stored, LIMITS, lambda: None)
+    with pytest.raises((ApiCallFailed, EgressRefusedError, ApiCallRejected)):
+        await broken.call("order", {"order_id": "1"})
+    assert recorded.requests == []

@@ -48,6 +48,13 @@ async def test_validation_errors_name_the_offending_field(
         "detail"
     ]
     assert "unknown help desk 'nowhere'" in detail
+    hidden = shop_definition(
+        api_catalog={"base_url": "http://0177.0.0.1:18201/api", "endpoints": []}
+    )
+    refused = await client.post("/v1/assistants", json=hidden, headers=admin.headers)
+    assert refused.status_code == 422
+    assert "api_catalog.base_url" in refused.json()["detail"]
+    assert "0177.0.0.1" in refused.json()["detail"] and "127.0.0.1" in refused.json()["detail"]
 
 
 async def test_sub_resource_crud(client: httpx.AsyncClient, tenants: Tenants) -> None:

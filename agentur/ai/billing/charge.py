@@ -1,12 +1,12 @@
-"""The gateway's two billing steps around a provider call: the preflight (can the mandate
-afford this call's worst case?) and the charge (one ledger row with the real cost)."""
+"""The gateway's billing steps around a provider call: the preflight holds the call's worst
+case against the mandate's balance and monthly limit (atomically, across workers), the charge
+writes one ledger row with the real cost and settles the hold, a failed call releases it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from agentur.ai.billing.ledger import LedgerRecord
-from agentur.ai.billing.preflight import check_budget
 from agentur.ai.billing.pricing import cost_usd
 from agentur.ai.gateway_store import GatewayStore
 from agentur.ai.mandate_ai_settings import MandateAiConfig
@@ -14,6 +14,14 @@ from agentur.ai.messages import Usage
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, utc_now
+
+
+@dataclass
+class Reservation:
+    """The hold of one call; `id` None when the mandate has neither balance nor limit."""
+
+    id: str | None = None
+    open: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +37,18 @@ class CallBilling:
         *,
         input_tokens: int,
         output_tokens: int,
-    ) -> None:
-        """Raises `BudgetExceededError` when the worst case does not fit."""
+    ) -> Reservation:
+        """Holds the worst case; raises `BudgetExceededError` when it does not fit."""
         if config.balance_chf is None and config.monthly_limit_chf is None:
-            return
+            return Reservation()
         worst = cost_usd(spec, Usage(input_tokens, output_tokens)) * self.settings.usd_to_chf
-        spent = 0.0
-        if config.monthly_limit_chf is not None:
-            spent = await self.store.spent_this_month(context.mandate_id, utc_now())
-        check_budget(config, worst_case_chf=worst, spent_this_month_chf=spent, model=spec.id)
+        return Reservation(await self.store.reserve(context.mandate_id, worst, spec.id, utc_now()))
+
+    async def release(self, reservation: Reservation) -> None:
+        """For a call that will not be charged (it failed or was cancelled)."""
+        if reservation.open and reservation.id is not None:
+            reservation.open = False
+            await self.store.release(reservation.id)
 
     async def charge(
         self,
@@ -47,8 +58,9 @@ class CallBilling:
         *,
         operation: str,
         workflow_id: str | None,
+        reservation: Reservation | None = None,
     ) -> float:
-        """Writes (and commits) the ledger row; returns the cost in CHF."""
+        """Writes (and commits) the ledger row, settling the hold; returns the cost in CHF."""
         rate = self.settings.usd_to_chf
         usd = cost_usd(spec, usage)
         record = LedgerRecord(
@@ -66,5 +78,8 @@ class CallBilling:
             cost_chf=usd * rate,
             usd_to_chf=rate,
         )
-        await self.store.record(record, utc_now())
+        held = reservation.id if reservation is not None and reservation.open else None
+        if reservation is not None:
+            reservation.open = False
+        await self.store.record(record, utc_now(), held)
         return record.cost_chf

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
 
@@ -61,15 +61,11 @@ def _fields(record: LedgerRecord) -> dict[str, object]:
     return {name: getattr(record, name) for name in LedgerRecord.__slots__}
 
 
-async def spent_since(
-    session: AsyncSession | AsyncConnection, mandate_id: str, since: datetime
-) -> float:
-    total = await session.scalar(
-        select(func.coalesce(func.sum(AiLedgerEntry.cost_chf), 0.0)).where(
-            AiLedgerEntry.mandate_id == mandate_id, AiLedgerEntry.created_at >= since
-        )
+def spent_since(mandate_id: str, since: datetime) -> Select[tuple[float]]:
+    """The mandate's ledger total since `since` (CHF), as a query to embed or run."""
+    return select(func.coalesce(func.sum(AiLedgerEntry.cost_chf), 0.0)).where(
+        AiLedgerEntry.mandate_id == mandate_id, AiLedgerEntry.created_at >= since
     )
-    return float(total or 0.0)
 
 
 async def usage_totals(

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -35,8 +34,6 @@ class RequestGate:
     def __init__(self, store: GatewayStore, neutralizer: Neutralizer) -> None:
         self.store = store
         self.neutralizer = neutralizer
-        # Serializes load→neutralize→save of one workflow's map within this worker.
-        self._mapping_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     async def prepare(self, request: AiRequest, context: RequestContext) -> PreparedRequest:
         config = await self.store.mandate_config(context.mandate_id)
@@ -58,19 +55,19 @@ class RequestGate:
     async def with_mapping(
         self, mandate_id: str, workflow_id: str | None, work: Callable[[PlaceholderMap], T]
     ) -> tuple[PlaceholderMap, T]:
-        """`work` run on the workflow's stored map (a fresh one without a workflow); a map
-        that gained placeholders is saved before the lock is released."""
+        """`work` run on the workflow's stored map (a fresh one without a workflow).
+
+        Maps only grow, so work that adds no placeholder is done on a plain read. Work that
+        adds one is done again under the store's lock on the freshly loaded map (another
+        worker may have added placeholders meanwhile) and saved before the lock ends."""
         if workflow_id is None:
             mapping = PlaceholderMap()
             return mapping, work(mapping)
-        lock = self._mapping_locks.setdefault((mandate_id, workflow_id), asyncio.Lock())
-        async with lock:
-            mapping = await self.store.load_mapping(mandate_id, workflow_id)
-            result = work(mapping)
-            if mapping.changed:
-                await self.store.save_mapping(mandate_id, workflow_id, mapping)
-                mapping.changed = False
-        return mapping, result
+        mapping = await self.store.load_mapping(mandate_id, workflow_id)
+        result = work(mapping)
+        if not mapping.changed:
+            return mapping, result
+        return await self.store.update_mapping(mandate_id, workflow_id, work)
 
     async def neutralize_text(
         self, text: str, context: RequestContext, *, workflow_id: str | None = None

@@ -19,8 +19,10 @@ from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceStore
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.errors import ConflictError, NotFoundError
+from agentur.runtime import Runtime
 
 router = APIRouter(prefix="/agent/runs", tags=["agent"])
+CANCEL_CHANNEL = "agentur_agent_run_cancel"
 
 MAX_PROMPT_CHARS = 100_000
 
@@ -68,11 +70,12 @@ class RunTraceOut(BaseModel):
     entries: list[TraceEntryOut]
 
 
-def _state(request: Request) -> tuple[ActiveRuns, AgentSettings]:
+async def _state(request: Request, runtime: Runtime) -> tuple[ActiveRuns, AgentSettings]:
     state = request.app.state
     if not hasattr(state, "agent_runs"):
-        state.agent_runs = ActiveRuns()
+        state.agent_runs = ActiveRuns(runtime.broadcast(CANCEL_CHANNEL))
         state.agent_settings = AgentSettings()
+    await state.agent_runs.listen()
     return state.agent_runs, state.agent_settings
 
 
@@ -99,7 +102,7 @@ async def start_run(
     context: ContextDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> RunOut | StreamingResponse:
-    runs, settings = _state(request)
+    runs, settings = await _state(request, runtime)
     deps = runtime.agent_dependencies(settings)
     prepared = await prepare_run(
         body.prompt, body.config, context, deps, workflow_id=body.workflow_id
@@ -158,12 +161,18 @@ async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunT
 async def cancel_run(
     run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, str]:
-    runs, _ = _state(request)
+    runs, _ = await _state(request, runtime)
     handle = runs.get(run_id, context)
     if handle is not None and handle.cancel():
         return {"run_id": run_id, "status": "cancelling"}
     try:
-        run, _ = await TraceStore(runtime.database).get(run_id, context)
+        run, _ = await TraceStore(runtime.database).get(run_id, context)  # the caller's only
     except NotFoundError:
         raise NotFoundError(f"agent run {run_id} is not running here") from None
+    # Running on another worker: that one cancels it (poll GET for the final status).
+    if run.status == "running":
+        if await runs.cancel_elsewhere(run_id):
+            return {"run_id": run_id, "status": "cancelling"}
+        # One process (SQLite) and not here: the server stopped while the run was going.
+        raise ConflictError(f"agent run {run_id} was interrupted by a server restart")
     raise ConflictError(f"agent run {run_id} has already finished ({run.status})")

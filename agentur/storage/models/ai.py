@@ -66,6 +66,19 @@ class AiLedgerEntry(IdMixin, Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
 
 
+class AiReservation(IdMixin, Base):
+    """The worst-case cost held for a call in progress, so that concurrent calls together
+    never spend more than the balance or the monthly limit. Deleted when the call is charged
+    (or fails); one left behind by a worker that died stops counting at `expires_at`."""
+
+    __tablename__ = "ai_reservations"
+    __table_args__ = (Index("ix_ai_reservations_mandate_expires", "mandate_id", "expires_at"),)
+
+    mandate_id: Mapped[str] = mapped_column(ForeignKey("mandates.id", ondelete="CASCADE"))
+    amount_chf: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
 class NeutralizationMapping(IdMixin, TimestampMixin, Base):
     __tablename__ = "neutralization_mappings"
     __table_args__ = (UniqueConstraint("mandate_id", "workflow_id"),)

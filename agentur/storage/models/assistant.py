@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
@@ -96,3 +96,14 @@ class AssistantReplay(IdMixin, TimestampMixin, Base):
     mismatched: Mapped[int] = mapped_column(Integer)
     # [{text, decision, previous, label}] in label-set order.
     results: Mapped[list] = mapped_column(JSON)
+
+
+class VisitorRateWindow(Base):
+    """Messages one publishable key sent in one minute, shared by every worker (the limit
+    counts across all of them). Rows older than the previous minute are deleted."""
+
+    __tablename__ = "visitor_rate_windows"
+
+    key_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # minutes since epoch
+    hits: Mapped[int] = mapped_column(Integer)

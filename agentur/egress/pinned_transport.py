@@ -1,0 +1,75 @@
+"""An httpx transport that checks every request (each redirect hop included) and connects to
+the address that was checked — not to whatever a second DNS lookup returns.
+
+The request keeps its host name: the `Host` header, TLS SNI and certificate verification all
+use it; only the TCP connect goes to the pinned address. httpx has no public hook for the
+network backend, so the transport rebuilds its connection pool with one (`_pool`, stable since
+httpx 0.18; the rebinding tests fail loudly if that ever changes).
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterable
+
+import httpcore
+import httpx
+
+from agentur.egress.check_target import checked_address
+from agentur.egress.parse_url import DEFAULT_PORTS, parse_url
+from agentur.egress.policy import EgressPolicy
+
+
+class PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Connects a (host, port) only to the address pinned for it; unpinned hosts never."""
+
+    def __init__(self) -> None:
+        self.inner = httpcore.AnyIOBackend()
+        self.pins: dict[tuple[str, int], str] = {}
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        address = self.pins.get((host, port))
+        if address is None:
+            raise httpcore.ConnectError(f"{host}:{port} was not checked; not connecting")
+        return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are not an egress target")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class EgressTransport(httpx.AsyncBaseTransport):
+    def __init__(self, policy: EgressPolicy, *, verify: ssl.SSLContext | bool = True) -> None:
+        self.policy = policy
+        self.backend = PinnedBackend()
+        self.inner = httpx.AsyncHTTPTransport(verify=verify, trust_env=False)
+        self.inner._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
+            network_backend=self.backend,
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        address = await checked_address(parse_url(str(request.url)), self.policy)
+        url = request.url
+        # The key is what httpcore will pass to `connect_tcp` for this request.
+        self.backend.pins[(url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme])] = (
+            address
+        )
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
