@@ -1,6 +1,12 @@
 """Typed SQLAlchemy models, one module per part. Importing this package registers every table."""
 
-from agentur.storage.models import agent, ai, assistant, knowledge  # noqa: F401  (register tables)
+from agentur.storage.models import (  # noqa: F401  (register tables)
+    agent,
+    ai,
+    assistant,
+    connections,
+    knowledge,
+)
 from agentur.storage.models.accounts import ApiKey, FeatureInstance, Mandate, Membership, User
 from agentur.storage.models.base import Base, new_id, utc_now
 from agentur.storage.models.workflows import Workflow, WorkflowMessage

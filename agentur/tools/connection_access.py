@@ -1,0 +1,90 @@
+"""How tools reach a connection: found through `ConnectionService` (the caller's own and their
+mandate's shared ones only), credentials opened just for the call, blocking protocol work in a
+worker thread, the outcome recorded as the connection's status."""
+
+from __future__ import annotations
+
+import asyncio
+import imaplib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from typing import TypeVar
+
+from agentur.connections.kinds import MailSettings
+from agentur.connections.mail_client import MailAccess, open_imap
+from agentur.connections.reach import pinned_address
+from agentur.connections.service import ConnectionService, credentials_box, settings_of
+from agentur.connections.settings import ConnectionSettings
+from agentur.errors import InvalidInputError
+from agentur.storage.models.connections import Connection
+from agentur.tools.tool import ToolContext
+
+Result = TypeVar("Result")
+
+
+@asynccontextmanager
+async def connection_service(context: ToolContext) -> AsyncIterator[ConnectionService]:
+    runtime = context.runtime
+    async with runtime.database.session() as session:
+        yield ConnectionService(
+            session, context.request, credentials_box(runtime.settings.data_dir)
+        )
+
+
+async def pick_connection(
+    service: ConnectionService, kind: str, connection_id: str | None
+) -> Connection:
+    if connection_id:
+        connection = await service.get(connection_id)
+        if connection.kind != kind:
+            raise InvalidInputError(f"connection {connection_id} is a {connection.kind} connection")
+        return connection
+    candidates = await service.list(kind)
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise InvalidInputError(f"you have no {kind} connection")
+    ids = ", ".join(f"{c.id} ({c.display_name})" for c in candidates)
+    raise InvalidInputError(f"several {kind} connections; pass connection_id, one of: {ids}")
+
+
+@dataclass(frozen=True, slots=True)
+class MailConnection:
+    connection: Connection
+    access: MailAccess
+    limits: ConnectionSettings
+
+
+async def mail_connection(context: ToolContext, connection_id: str | None) -> MailConnection:
+    async with connection_service(context) as service:
+        connection = await pick_connection(service, "mail", connection_id)
+        password = service.credentials(connection).password
+    limits = ConnectionSettings()
+    settings = MailSettings.model_validate(settings_of(connection))
+    return MailConnection(
+        connection, MailAccess(settings, password, limits.connection_timeout_seconds), limits
+    )
+
+
+async def record_outcome(context: ToolContext, connection_id: str, error: str | None) -> None:
+    async with connection_service(context) as service:
+        await service.record(await service.get(connection_id), error)
+        await service.commit()
+
+
+async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:
+    settings = mail.access.settings
+    address = await pinned_address(
+        settings.imap_host, settings.imap_port, mail.access.timeout_seconds
+    )
+
+    def run() -> Result:
+        imap = open_imap(mail.access, address)
+        try:
+            return work(imap)
+        finally:
+            with suppress(OSError, imaplib.IMAP4.error):
+                imap.logout()
+
+    return await asyncio.to_thread(run)
