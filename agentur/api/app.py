@@ -15,6 +15,7 @@ from agentur.api.routes import (
     assistant_conversations,
     assistants,
     billing,
+    connections,
     files,
     folders,
     health,
@@ -51,7 +52,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.state.runtime = runtime
     install_problem_handlers(app)
     app.include_router(health.router)
-    for module in (me, files, folders, workflows):
+    for module in (me, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent
     for module in (models, billing, ai_settings):  # AI gateway

@@ -228,3 +228,7 @@ assistant_commands.register(app)
 from agentur.cli import knowledge_commands  # noqa: E402
 
 knowledge_commands.register(app)
+
+from agentur.cli import connection_commands  # noqa: E402
+
+connection_commands.register(app, run_with_runtime, fail, agent_commands._local_context)

@@ -180,6 +180,43 @@ def fetch_message(imap: imaplib.IMAP4, uid: int, max_bytes: int) -> EmailMessage
     raise NotFoundError(f"message {uid} not found in this mailbox")
 
 
+def _open_smtp(access: MailAccess, address: str) -> smtplib.SMTP:
+    settings = access.settings
+    smtp: smtplib.SMTP
+    if settings.smtp_security is Security.tls:
+        smtp = _PinnedSMTPSSL(address, access.timeout_seconds)
+    else:
+        smtp = _PinnedSMTP(address, access.timeout_seconds)
+    try:
+        smtp.connect(settings.smtp_host, settings.smtp_port)
+        smtp.ehlo()
+        if settings.smtp_security is Security.starttls:
+            smtp.starttls(context=ssl.create_default_context())
+            smtp.ehlo()
+        if access.password:
+            smtp.login(settings.username, access.password)
+    except BaseException:
+        smtp.close()
+        raise
+    return smtp
+
+
+def check_smtp(access: MailAccess, address: str) -> None:
+    """Connect and log in, send nothing."""
+    try:
+        _close(_open_smtp(access, address))
+    except (OSError, smtplib.SMTPException) as error:
+        settings = access.settings
+        raise MailError(f"SMTP {settings.smtp_host}:{settings.smtp_port}: {error}") from error
+
+
+def _close(smtp: smtplib.SMTP) -> None:
+    try:
+        smtp.quit()
+    except (OSError, smtplib.SMTPException):
+        smtp.close()
+
+
 def send(access: MailAccess, address: str, message: EmailMessage) -> dict[str, Any]:
     """Deliver to the SMTP server; returns the server's reply to the message data. Raises
     `MailError` unless every recipient and the data were accepted."""
@@ -192,17 +229,7 @@ def send(access: MailAccess, address: str, message: EmailMessage) -> dict[str, A
     payload = message.as_bytes(policy=email.policy.SMTP)
     smtp: smtplib.SMTP | None = None
     try:
-        if settings.smtp_security is Security.tls:
-            smtp = _PinnedSMTPSSL(address, access.timeout_seconds)
-        else:
-            smtp = _PinnedSMTP(address, access.timeout_seconds)
-        smtp.connect(settings.smtp_host, settings.smtp_port)
-        smtp.ehlo()
-        if settings.smtp_security is Security.starttls:
-            smtp.starttls(context=ssl.create_default_context())
-            smtp.ehlo()
-        if access.password:
-            smtp.login(settings.username, access.password)
+        smtp = _open_smtp(access, address)
         code, reply = smtp.mail(settings.from_address)
         if code != 250:
             raise MailError(f"SMTP refused the sender: {code} {reply.decode(errors='replace')}")
@@ -219,8 +246,5 @@ def send(access: MailAccess, address: str, message: EmailMessage) -> dict[str, A
     except (OSError, smtplib.SMTPException) as error:
         raise MailError(f"SMTP {settings.smtp_host}:{settings.smtp_port}: {error}") from error
     finally:
-        if smtp is not None and smtp.sock is not None:
-            try:
-                smtp.quit()
-            except (OSError, smtplib.SMTPException):
-                smtp.close()
+        if smtp is not None:
+            _close(smtp)

@@ -1,6 +1,6 @@
 """How tools reach a connection: found through `ConnectionService` (the caller's own and their
 mandate's shared ones only), credentials opened just for the call, blocking protocol work in a
-worker thread, the outcome recorded as the connection's status."""
+worker thread."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agentur.connections.kinds import MailSettings
+from agentur.connections.check_connection import mail_access
 from agentur.connections.mail_client import MailAccess, open_imap
 from agentur.connections.reach import pinned_address
-from agentur.connections.service import ConnectionService, credentials_box, settings_of
+from agentur.connections.service import ConnectionService, credentials_box
 from agentur.connections.settings import ConnectionSettings
 from agentur.errors import InvalidInputError
 from agentur.storage.models.connections import Connection
@@ -59,18 +59,9 @@ class MailConnection:
 async def mail_connection(context: ToolContext, connection_id: str | None) -> MailConnection:
     async with connection_service(context) as service:
         connection = await pick_connection(service, "mail", connection_id)
-        password = service.credentials(connection).password
-    limits = ConnectionSettings()
-    settings = MailSettings.model_validate(settings_of(connection))
-    return MailConnection(
-        connection, MailAccess(settings, password, limits.connection_timeout_seconds), limits
-    )
-
-
-async def record_outcome(context: ToolContext, connection_id: str, error: str | None) -> None:
-    async with connection_service(context) as service:
-        await service.record(await service.get(connection_id), error)
-        await service.commit()
+        limits = ConnectionSettings()
+        access = mail_access(service, connection, limits.connection_timeout_seconds)
+    return MailConnection(connection, access, limits)
 
 
 async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:

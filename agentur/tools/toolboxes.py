@@ -152,7 +152,7 @@ def request_toolbox_tool(state: ToolboxState) -> Tool | None:
 
 async def load_toolbox_environment(runtime: object, context: RequestContext) -> ToolboxEnvironment:
     """Feature codes of the caller's mandate and the kinds of their working connections (own
-    or shared; "working": the last test or use did not fail)."""
+    or shared; "working": its last test did not fail)."""
     from agentur.storage.models import FeatureInstance
     from agentur.storage.models.connections import Connection
 

@@ -1,0 +1,53 @@
+"""The `test` action: can the connection's server be reached and does it accept the
+credentials? Nothing is sent or changed there; the outcome becomes the connection's status."""
+
+from __future__ import annotations
+
+import asyncio
+import imaplib
+from contextlib import suppress
+
+from agentur.connections.kinds import MailSettings
+from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
+from agentur.connections.reach import pinned_address
+from agentur.connections.service import ConnectionService, settings_of
+from agentur.errors import AgenturError
+from agentur.storage.models.connections import Connection
+
+
+def mail_access(
+    service: ConnectionService, connection: Connection, timeout_seconds: float
+) -> MailAccess:
+    settings = MailSettings.model_validate(settings_of(connection))
+    return MailAccess(settings, service.credentials(connection).password, timeout_seconds)
+
+
+async def _check_mail(access: MailAccess) -> None:
+    settings = access.settings
+    timeout = access.timeout_seconds
+    imap_address = await pinned_address(settings.imap_host, settings.imap_port, timeout)
+    smtp_address = await pinned_address(settings.smtp_host, settings.smtp_port, timeout)
+
+    def run() -> None:
+        imap = open_imap(access, imap_address)
+        with suppress(OSError, imaplib.IMAP4.error):
+            imap.logout()
+        check_smtp(access, smtp_address)
+
+    await asyncio.to_thread(run)
+
+
+async def check_connection(
+    service: ConnectionService, connection: Connection, timeout_seconds: float
+) -> str | None:
+    """None when the connection works, else the reason (also stored as `last_error`)."""
+    error: str | None = None
+    try:
+        if connection.kind == "mail":
+            await _check_mail(mail_access(service, connection, timeout_seconds))
+        else:
+            raise AgenturError(f"no test for {connection.kind} connections yet")
+    except AgenturError as failure:
+        error = failure.detail
+    await service.record(connection, error)
+    return error
