@@ -7,12 +7,16 @@ import asyncio
 import imaplib
 from contextlib import suppress
 
-from agentur.connections.kinds import MailSettings
+from agentur.connections.kinds import MailSettings, WebdavSettings
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, settings_of
+from agentur.connections.webdav_client import DavAccess
+from agentur.connections.webdav_client import check as check_dav
 from agentur.errors import AgenturError
 from agentur.storage.models.connections import Connection
+
+PROBE_BYTES = 1024 * 1024  # a PROPFIND of the base alone
 
 
 def mail_access(
@@ -20,6 +24,14 @@ def mail_access(
 ) -> MailAccess:
     settings = MailSettings.model_validate(settings_of(connection))
     return MailAccess(settings, service.credentials(connection).password, timeout_seconds)
+
+
+def dav_access(
+    service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
+) -> DavAccess:
+    settings = WebdavSettings.model_validate(settings_of(connection))
+    password = service.credentials(connection).password
+    return DavAccess(settings, password, timeout_seconds, max_bytes)
 
 
 async def _check_mail(access: MailAccess) -> None:
@@ -45,6 +57,8 @@ async def check_connection(
     try:
         if connection.kind == "mail":
             await _check_mail(mail_access(service, connection, timeout_seconds))
+        elif connection.kind == "webdav":
+            await check_dav(dav_access(service, connection, timeout_seconds, PROBE_BYTES))
         else:
             raise AgenturError(f"no test for {connection.kind} connections yet")
     except AgenturError as failure:

@@ -11,11 +11,12 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agentur.connections.check_connection import mail_access
+from agentur.connections.check_connection import dav_access, mail_access
 from agentur.connections.mail_client import MailAccess, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, credentials_box
 from agentur.connections.settings import ConnectionSettings
+from agentur.connections.webdav_client import DavAccess
 from agentur.errors import InvalidInputError
 from agentur.storage.models.connections import Connection
 from agentur.tools.tool import ToolContext
@@ -62,6 +63,21 @@ async def mail_connection(context: ToolContext, connection_id: str | None) -> Ma
         limits = ConnectionSettings()
         access = mail_access(service, connection, limits.connection_timeout_seconds)
     return MailConnection(connection, access, limits)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceConnection:
+    connection: Connection
+    access: DavAccess
+
+
+async def source_connection(context: ToolContext, connection_id: str | None) -> SourceConnection:
+    """A WebDAV data source; transfers are capped by the workspace's upload limit."""
+    async with connection_service(context) as service:
+        connection = await pick_connection(service, "webdav", connection_id)
+        timeout = ConnectionSettings().connection_timeout_seconds
+        max_bytes = context.runtime.settings.max_upload_bytes
+        return SourceConnection(connection, dav_access(service, connection, timeout, max_bytes))
 
 
 async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:

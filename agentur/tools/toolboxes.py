@@ -36,7 +36,7 @@ TOOLBOXES: dict[str, Toolbox] = {
     for box in (
         Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
         Toolbox("ai", "Summaries, translation, image and media helpers.", default_on=True),
-        Toolbox("datasources", "Connected data sources and documents.", default_on=True),
+        Toolbox("datasources", "Connected data sources (WebDAV).", requires_connection="webdav"),
         Toolbox("email", "Read and send e-mail.", requires_connection="mail"),
         Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
         Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),

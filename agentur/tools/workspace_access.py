@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
+from agentur.storage.models import File
 from agentur.tools.tool import ToolContext
 from agentur.workflows.service import WorkflowService
 from agentur.workspace.files import FileService
@@ -34,6 +35,16 @@ async def folder_service(context: ToolContext) -> AsyncIterator[FolderService]:
 async def workflow_service(context: ToolContext) -> AsyncIterator[WorkflowService]:
     async with context.runtime.database.session() as session:
         yield WorkflowService(session, context.request)
+
+
+async def shown_text(context: ToolContext, file: File, text: str) -> str:
+    """Text of `file` as the model may see it: a file marked `neutralize` (or taken from a
+    connection marked so) has its personal data replaced by the workflow's placeholders."""
+    if not file.neutralize:
+        return text
+    return await context.runtime.ai.neutralize_text(
+        text, context.request, workflow_id=context.workflow_id
+    )
 
 
 async def change_files(

@@ -1,0 +1,170 @@
+"""WebDAV (RFC 4918) over the egress module: PROPFIND to list, GET to download, PUT to upload.
+Paths are relative to the connection's base URL and can never leave it. Responses are capped
+by the egress policy; XML is parsed by the standard library (its expat refuses entity
+expansion attacks since Python 3.7.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+from xml.etree import ElementTree
+
+import httpx
+
+from agentur.connections.kinds import WebdavSettings
+from agentur.connections.reach import connection_policy
+from agentur.egress.fetch import egress_client, read_capped
+from agentur.egress.parse_url import parse_url
+from agentur.errors import AgenturError, InvalidInputError, NotFoundError
+
+DAV = "{DAV:}"
+PROPFIND_BODY = (
+    b'<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop>'
+    b"<d:resourcetype/><d:getcontentlength/><d:getcontenttype/><d:getlastmodified/>"
+    b"</d:prop></d:propfind>"
+)
+
+
+class SourceError(AgenturError):
+    status_code = 502
+    title = "Data source error"
+
+
+@dataclass(frozen=True, slots=True)
+class DavAccess:
+    settings: WebdavSettings
+    password: str
+    timeout_seconds: float
+    max_bytes: int
+
+    @property
+    def base_url(self) -> str:
+        return self.settings.base_url.rstrip("/") + "/"
+
+    def client(self) -> httpx.AsyncClient:
+        target = parse_url(self.base_url)
+        policy = connection_policy(target.host_port, self.timeout_seconds)
+        client = egress_client(policy)
+        if self.settings.username or self.password:
+            client.auth = httpx.BasicAuth(self.settings.username, self.password)
+        return client
+
+
+def clean_path(path: str) -> str:
+    """`a/b.txt` or `/a/b/` → a path below the base, without `..` or empty segments."""
+    parts = [part for part in path.replace("\\", "/").split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise InvalidInputError("a data source path may not contain '..'")
+    return "/".join(parts)
+
+
+def url_for(access: DavAccess, path: str, *, folder: bool = False) -> str:
+    cleaned = clean_path(path)
+    suffix = "/" if folder and cleaned else ""
+    return access.base_url + quote(cleaned) + suffix
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    path: str
+    name: str
+    is_folder: bool
+    size: int | None
+    content_type: str | None
+    modified: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "name": self.name, "is_folder": self.is_folder,
+            "size": self.size, "content_type": self.content_type, "modified": self.modified,
+        }  # fmt: skip
+
+
+async def _send(access: DavAccess, method: str, url: str, **options: Any) -> tuple[int, bytes]:
+    try:
+        async with (
+            access.client() as client,
+            asyncio.timeout(access.timeout_seconds),
+            client.stream(method, url, **options) as response,
+        ):
+            body = await read_capped(response, access.max_bytes)
+            return response.status_code, body
+    except TimeoutError as error:
+        raise SourceError(f"{method} {url} took longer than {access.timeout_seconds} s") from error
+    except httpx.HTTPError as error:
+        raise SourceError(f"{method} {url} failed: {error}") from error
+
+
+def _check(status: int, method: str, path: str) -> None:
+    if status == 404:
+        raise NotFoundError(f"{path or '/'} does not exist in the data source")
+    if status in (401, 403):
+        raise SourceError(f"the data source refused {method} {path or '/'} ({status})")
+    if status >= 300:
+        raise SourceError(f"{method} {path or '/'} failed with HTTP {status}")
+
+
+async def list_folder(access: DavAccess, path: str, depth: int = 1) -> list[Entry]:
+    """The entries directly in `path` (depth 1), or `path` itself (depth 0)."""
+    url = url_for(access, path, folder=True)
+    status, body = await _send(
+        access, "PROPFIND", url, content=PROPFIND_BODY,
+        headers={"Depth": str(depth), "Content-Type": "application/xml"},
+    )  # fmt: skip
+    _check(status, "PROPFIND", path)
+    if status != 207:
+        raise SourceError(f"PROPFIND {path or '/'} answered {status}, not 207 Multi-Status")
+    entries = _parse_multistatus(access, body)
+    own = clean_path(path)
+    return [entry for entry in entries if entry.path != own] if depth else entries
+
+
+def _parse_multistatus(access: DavAccess, body: bytes) -> list[Entry]:
+    try:
+        root = ElementTree.fromstring(body)
+    except ElementTree.ParseError as error:
+        raise SourceError(f"the data source sent invalid XML: {error}") from error
+    base_path = urlsplit(access.base_url).path
+    entries: list[Entry] = []
+    for response in root.iter(f"{DAV}response"):
+        href = unquote(urlsplit(response.findtext(f"{DAV}href", "")).path)
+        if not href.startswith(base_path.rstrip("/")):
+            continue  # not below the base: ignore rather than trust
+        relative = clean_path(href[len(base_path) :] if href.startswith(base_path) else "")
+        prop = response.find(f"{DAV}propstat/{DAV}prop")
+        is_folder = prop is not None and prop.find(f"{DAV}resourcetype/{DAV}collection") is not None
+        length = prop.findtext(f"{DAV}getcontentlength") if prop is not None else None
+        entries.append(
+            Entry(
+                path=relative,
+                name=posixpath.basename(relative) or "/",
+                is_folder=is_folder,
+                size=int(length) if length and length.isdigit() else None,
+                content_type=prop.findtext(f"{DAV}getcontenttype") if prop is not None else None,
+                modified=prop.findtext(f"{DAV}getlastmodified") if prop is not None else None,
+            )
+        )
+    return entries
+
+
+async def download(access: DavAccess, path: str) -> tuple[bytes, str]:
+    status, body = await _send(access, "GET", url_for(access, path))
+    _check(status, "GET", path)
+    return body, posixpath.basename(clean_path(path))
+
+
+async def upload(access: DavAccess, path: str, data: bytes, content_type: str) -> int:
+    if not clean_path(path):
+        raise InvalidInputError("give the target path of the file, not the base folder")
+    status, _ = await _send(
+        access, "PUT", url_for(access, path), content=data, headers={"Content-Type": content_type}
+    )
+    _check(status, "PUT", path)
+    return status
+
+
+async def check(access: DavAccess) -> None:
+    await list_folder(access, "", depth=0)
