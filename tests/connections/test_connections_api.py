@@ -4,6 +4,7 @@ action logs in for real, tenants and roles are kept apart."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from agentur.context import Role
 from tests.conftest import Tenants
 from tests.connections.mail_servers import IMAP_PASSWORD, IMAP_USER, imap_server, smtp_server
+from tests.connections.webdav_server import DAV_PASSWORD, DAV_USER, webdav_server
 
 
 @pytest.fixture
@@ -112,3 +114,23 @@ async def test_tenants_roles_and_bad_settings(
     body["settings"]["imap_port"] = 70000
     bad_port = await client.post("/v1/connections", json=body, headers=admin.headers)
     assert bad_port.status_code == 422 and "imap_port" in bad_port.json()["detail"]
+
+
+async def test_webdav_test_action(
+    client: httpx.AsyncClient, tenants: Tenants, tmp_path: Path
+) -> None:
+    alice = await tenants.member("acme")
+    with webdav_server(tmp_path) as base_url:
+        for password, status in ((DAV_PASSWORD, "ok"), ("wrong", "failed")):
+            created = await client.post(
+                "/v1/connections",
+                json={"kind": "webdav", "display_name": "Share",
+                      "settings": {"base_url": base_url, "username": DAV_USER},
+                      "credentials": {"password": password}},
+                headers=alice.headers,
+            )  # fmt: skip
+            tested = await client.post(
+                f"/v1/connections/{created.json()['id']}/test", headers=alice.headers
+            )
+            assert tested.json()["status"] == status, tested.text
+    assert "refused PROPFIND / (401)" in tested.json()["last_error"]

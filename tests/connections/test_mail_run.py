@@ -8,6 +8,7 @@ from __future__ import annotations
 import email
 import email.policy
 import json
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -87,8 +88,12 @@ def reply_step(request: AiRequest) -> ScriptedTurn:
 
 
 async def test_search_save_read_and_reply_with_attachment(
-    runtime: Runtime, tenants: Tenants, mail_servers: tuple[int, int, Outbox]
+    runtime: Runtime,
+    tenants: Tenants,
+    mail_servers: tuple[int, int, Outbox],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     imap_port, smtp_port, outbox = mail_servers
     alice = await tenants.member("acme")
     await add_mail_connection(runtime, alice, imap_port, smtp_port)
@@ -145,6 +150,7 @@ async def test_search_save_read_and_reply_with_attachment(
 
     # The password never went to the model, and nothing stored holds it in plain text.
     assert IMAP_PASSWORD not in repr(provider.received)
+    assert IMAP_PASSWORD not in caplog.text and "search_mail" in caplog.text
     async with runtime.database.session() as session:
         for table in Base.metadata.sorted_tables:
             rows = (await session.execute(select(table))).all()
