@@ -20,8 +20,8 @@ class SearchMailArguments(BaseModel):
     to: str | None = Field(default=None, max_length=320)
     subject: str | None = Field(default=None, max_length=500)
     text: str | None = Field(default=None, max_length=500, description="In headers or body.")
-    since: date | None = Field(default=None, description="On or after this day.")
-    before: date | None = Field(default=None, description="Before this day.")
+    since: date | None = Field(default=None, description="Arrived on or after this day.")
+    before: date | None = Field(default=None, description="Arrived before this day.")
     limit: int = Field(default=20, ge=1, le=1000)
 
     model_config = {"populate_by_name": True}

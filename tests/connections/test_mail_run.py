@@ -43,6 +43,7 @@ def mail_servers() -> Iterator[tuple[int, int, Outbox]]:
         seed(
             imap_port,
             message("bob@other.test", "Lunch", "Pizza at noon?"),
+            message("jürg@other.test", "Grüße aus Zürich", "Bis bald"),
             message("anna@supplier.test", "Invoice 42", "Dear team, the invoice is attached.",
                     attachment=("invoice-42.txt", b"Invoice 42\nTotal: CHF 1250.00\n")),
         )  # fmt: skip
@@ -168,13 +169,23 @@ async def test_failing_smtp_is_an_honest_error_and_another_tenant_sees_nothing(
     connection_id = await add_mail_connection(runtime, alice, imap_port, closed_port)
     ai, _ = scripted(
         [
-            ScriptedTurn.calls(call("send_mail", "m", to=["x@y.test"], subject="s", body="b")),
+            ScriptedTurn.calls(
+                call("list_mailboxes", "l"),
+                call("search_mail", "u", subject="Grüße", since="2026-11-02"),
+                call("search_mail", "e", before="2026-11-02"),
+                call("send_mail", "m", to=["x@y.test"], subject="s", body="b"),
+            ),
             ScriptedTurn(text="done"),
         ]
     )
     recorder = Recorder()
     await run_agent("send", AgentConfig(), alice.context, deps(ai, runtime=runtime), emit=recorder)
-    [failed] = recorder.of(EventType.tool_result)
+    outcome = {e["id"]: e for e in recorder.of(EventType.tool_result)}
+    assert json.loads(outcome["l"]["content"])["mailboxes"] == ["INBOX"]
+    [umlaut] = json.loads(outcome["u"]["content"])["messages"]
+    assert umlaut["subject"] == "Grüße aus Zürich"
+    assert json.loads(outcome["e"]["content"])["total"] == 0  # IMAP compares arrival dates: today
+    failed = outcome["m"]
     assert failed["is_error"] and f"SMTP 127.0.0.1:{closed_port}" in failed["content"]
     assert '"sent"' not in failed["content"] and outbox.envelopes == []
 
