@@ -7,11 +7,11 @@ import asyncio
 import imaplib
 from contextlib import suppress
 
+from agentur.connections.http_access import HttpAccess
 from agentur.connections.kinds import MailSettings, WebdavSettings
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, settings_of
-from agentur.connections.webdav_client import DavAccess
 from agentur.connections.webdav_client import check as check_dav
 from agentur.errors import AgenturError
 from agentur.storage.models.connections import Connection
@@ -28,10 +28,11 @@ def mail_access(
 
 def dav_access(
     service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
-) -> DavAccess:
+) -> HttpAccess:
     settings = WebdavSettings.model_validate(settings_of(connection))
     password = service.credentials(connection).password
-    return DavAccess(settings, password, timeout_seconds, max_bytes)
+    base_url = settings.base_url.rstrip("/") + "/"
+    return HttpAccess(base_url, settings.username, password, timeout_seconds, max_bytes)
 
 
 async def _check_mail(access: MailAccess) -> None:

@@ -5,20 +5,14 @@ expansion attacks since Python 3.7.1)."""
 
 from __future__ import annotations
 
-import asyncio
 import posixpath
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 from xml.etree import ElementTree
 
-import httpx
-
-from agentur.connections.kinds import WebdavSettings
-from agentur.connections.reach import connection_policy
-from agentur.egress.fetch import egress_client, read_capped
-from agentur.egress.parse_url import parse_url
-from agentur.errors import AgenturError, InvalidInputError, NotFoundError
+from agentur.connections.http_access import HttpAccess, SourceError, send
+from agentur.errors import InvalidInputError, NotFoundError
 
 DAV = "{DAV:}"
 PROPFIND_BODY = (
@@ -26,31 +20,6 @@ PROPFIND_BODY = (
     b"<d:resourcetype/><d:getcontentlength/><d:getcontenttype/><d:getlastmodified/>"
     b"</d:prop></d:propfind>"
 )
-
-
-class SourceError(AgenturError):
-    status_code = 502
-    title = "Data source error"
-
-
-@dataclass(frozen=True, slots=True)
-class DavAccess:
-    settings: WebdavSettings
-    password: str
-    timeout_seconds: float
-    max_bytes: int
-
-    @property
-    def base_url(self) -> str:
-        return self.settings.base_url.rstrip("/") + "/"
-
-    def client(self) -> httpx.AsyncClient:
-        target = parse_url(self.base_url)
-        policy = connection_policy(target.host_port, self.timeout_seconds)
-        client = egress_client(policy)
-        if self.settings.username or self.password:
-            client.auth = httpx.BasicAuth(self.settings.username, self.password)
-        return client
 
 
 def clean_path(path: str) -> str:
@@ -61,7 +30,7 @@ def clean_path(path: str) -> str:
     return "/".join(parts)
 
 
-def url_for(access: DavAccess, path: str, *, folder: bool = False) -> str:
+def url_for(access: HttpAccess, path: str, *, folder: bool = False) -> str:
     cleaned = clean_path(path)
     suffix = "/" if folder and cleaned else ""
     return access.base_url + quote(cleaned) + suffix
@@ -83,21 +52,6 @@ class Entry:
         }  # fmt: skip
 
 
-async def _send(access: DavAccess, method: str, url: str, **options: Any) -> tuple[int, bytes]:
-    try:
-        async with (
-            access.client() as client,
-            asyncio.timeout(access.timeout_seconds),
-            client.stream(method, url, **options) as response,
-        ):
-            body = await read_capped(response, access.max_bytes)
-            return response.status_code, body
-    except TimeoutError as error:
-        raise SourceError(f"{method} {url} took longer than {access.timeout_seconds} s") from error
-    except httpx.HTTPError as error:
-        raise SourceError(f"{method} {url} failed: {error}") from error
-
-
 def _check(status: int, method: str, path: str) -> None:
     if status == 404:
         raise NotFoundError(f"{path or '/'} does not exist in the data source")
@@ -107,10 +61,10 @@ def _check(status: int, method: str, path: str) -> None:
         raise SourceError(f"{method} {path or '/'} failed with HTTP {status}")
 
 
-async def list_folder(access: DavAccess, path: str, depth: int = 1) -> list[Entry]:
+async def list_folder(access: HttpAccess, path: str, depth: int = 1) -> list[Entry]:
     """The entries directly in `path` (depth 1), or `path` itself (depth 0)."""
     url = url_for(access, path, folder=True)
-    status, body = await _send(
+    status, body = await send(
         access, "PROPFIND", url, content=PROPFIND_BODY,
         headers={"Depth": str(depth), "Content-Type": "application/xml"},
     )  # fmt: skip
@@ -122,7 +76,7 @@ async def list_folder(access: DavAccess, path: str, depth: int = 1) -> list[Entr
     return [entry for entry in entries if entry.path != own] if depth else entries
 
 
-def _parse_multistatus(access: DavAccess, body: bytes) -> list[Entry]:
+def _parse_multistatus(access: HttpAccess, body: bytes) -> list[Entry]:
     try:
         root = ElementTree.fromstring(body)
     except ElementTree.ParseError as error:
@@ -150,21 +104,21 @@ def _parse_multistatus(access: DavAccess, body: bytes) -> list[Entry]:
     return entries
 
 
-async def download(access: DavAccess, path: str) -> tuple[bytes, str]:
-    status, body = await _send(access, "GET", url_for(access, path))
+async def download(access: HttpAccess, path: str) -> tuple[bytes, str]:
+    status, body = await send(access, "GET", url_for(access, path))
     _check(status, "GET", path)
     return body, posixpath.basename(clean_path(path))
 
 
-async def upload(access: DavAccess, path: str, data: bytes, content_type: str) -> int:
+async def upload(access: HttpAccess, path: str, data: bytes, content_type: str) -> int:
     if not clean_path(path):
         raise InvalidInputError("give the target path of the file, not the base folder")
-    status, _ = await _send(
+    status, _ = await send(
         access, "PUT", url_for(access, path), content=data, headers={"Content-Type": content_type}
     )
     _check(status, "PUT", path)
     return status
 
 
-async def check(access: DavAccess) -> None:
+async def check(access: HttpAccess) -> None:
     await list_folder(access, "", depth=0)

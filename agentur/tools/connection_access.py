@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from agentur.connections.check_connection import dav_access, mail_access
+from agentur.connections.http_access import HttpAccess
 from agentur.connections.mail_client import MailAccess, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, credentials_box
 from agentur.connections.settings import ConnectionSettings
-from agentur.connections.webdav_client import DavAccess
 from agentur.errors import InvalidInputError
 from agentur.storage.models.connections import Connection
 from agentur.tools.tool import ToolContext
@@ -68,7 +68,7 @@ async def mail_connection(context: ToolContext, connection_id: str | None) -> Ma
 @dataclass(frozen=True, slots=True)
 class SourceConnection:
     connection: Connection
-    access: DavAccess
+    access: HttpAccess
 
 
 async def source_connection(context: ToolContext, connection_id: str | None) -> SourceConnection:

@@ -1,0 +1,54 @@
+"""HTTP to a connected service through the egress module: the connection's own host:port is
+allowed for that connection only, redirects are checked hop by hop, bodies are capped, the
+whole exchange has a deadline. Credentials go in the Authorization header, never in URLs."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from agentur.connections.reach import connection_policy
+from agentur.egress.fetch import egress_client, read_capped
+from agentur.egress.parse_url import parse_url
+from agentur.errors import AgenturError
+
+
+class SourceError(AgenturError):
+    """The connected service failed or refused; safe to show (no credentials)."""
+
+    status_code = 502
+    title = "Connected service error"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAccess:
+    base_url: str  # ends with "/"
+    username: str
+    password: str
+    timeout_seconds: float
+    max_bytes: int
+
+    def client(self) -> httpx.AsyncClient:
+        target = parse_url(self.base_url)
+        client = egress_client(connection_policy(target.host_port, self.timeout_seconds))
+        if self.username or self.password:
+            client.auth = httpx.BasicAuth(self.username, self.password)
+        return client
+
+
+async def send(access: HttpAccess, method: str, url: str, **options: Any) -> tuple[int, bytes]:
+    """(status, body) of one request to `url` (below the connection's base URL)."""
+    try:
+        async with (
+            access.client() as client,
+            asyncio.timeout(access.timeout_seconds),
+            client.stream(method, url, **options) as response,
+        ):
+            return response.status_code, await read_capped(response, access.max_bytes)
+    except TimeoutError as error:
+        raise SourceError(f"{method} {url} took longer than {access.timeout_seconds} s") from error
+    except httpx.HTTPError as error:
+        raise SourceError(f"{method} {url} failed: {error}") from error
