@@ -8,7 +8,8 @@ import imaplib
 from contextlib import suppress
 
 from agentur.connections.http_access import HttpAccess
-from agentur.connections.kinds import MailSettings, WebdavSettings
+from agentur.connections.jira_client import check as check_jira
+from agentur.connections.kinds import MailSettings
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, settings_of
@@ -26,13 +27,15 @@ def mail_access(
     return MailAccess(settings, service.credentials(connection).password, timeout_seconds)
 
 
-def dav_access(
+def http_access(
     service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
 ) -> HttpAccess:
-    settings = WebdavSettings.model_validate(settings_of(connection))
+    """WebDAV (username + password) or Jira (account e-mail + API token) over basic auth."""
+    settings = settings_of(connection)
+    username = settings.get("username") or settings.get("email") or ""
     password = service.credentials(connection).password
-    base_url = settings.base_url.rstrip("/") + "/"
-    return HttpAccess(base_url, settings.username, password, timeout_seconds, max_bytes)
+    base_url = str(settings["base_url"]).rstrip("/") + "/"
+    return HttpAccess(base_url, username, password, timeout_seconds, max_bytes)
 
 
 async def _check_mail(access: MailAccess) -> None:
@@ -59,7 +62,9 @@ async def check_connection(
         if connection.kind == "mail":
             await _check_mail(mail_access(service, connection, timeout_seconds))
         elif connection.kind == "webdav":
-            await check_dav(dav_access(service, connection, timeout_seconds, PROBE_BYTES))
+            await check_dav(http_access(service, connection, timeout_seconds, PROBE_BYTES))
+        elif connection.kind == "jira":
+            await check_jira(http_access(service, connection, timeout_seconds, PROBE_BYTES))
         else:
             raise AgenturError(f"no test for {connection.kind} connections yet")
     except AgenturError as failure:

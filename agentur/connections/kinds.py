@@ -33,13 +33,24 @@ class WebdavSettings(BaseModel):
     username: str = Field(default="", max_length=320)
 
 
+class JiraSettings(BaseModel):
+    """Jira Cloud REST v3: the site URL and the account e-mail; the API token is the password."""
+
+    base_url: str = Field(min_length=8, max_length=2000)
+    email: str = Field(min_length=3, max_length=320)
+
+
 class Credentials(BaseModel):
     """Write-only secrets; never returned, never in prompts, logs or traces."""
 
     password: str = Field(default="", max_length=4096)
 
 
-KIND_SETTINGS: dict[str, type[BaseModel]] = {"mail": MailSettings, "webdav": WebdavSettings}
+KIND_SETTINGS: dict[str, type[BaseModel]] = {
+    "mail": MailSettings,
+    "webdav": WebdavSettings,
+    "jira": JiraSettings,
+}
 
 
 def validate_settings(kind: str, settings: dict[str, Any]) -> BaseModel:

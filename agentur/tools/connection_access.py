@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agentur.connections.check_connection import dav_access, mail_access
+from agentur.connections.check_connection import http_access, mail_access
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.mail_client import MailAccess, open_imap
 from agentur.connections.reach import pinned_address
@@ -71,13 +71,15 @@ class SourceConnection:
     access: HttpAccess
 
 
-async def source_connection(context: ToolContext, connection_id: str | None) -> SourceConnection:
-    """A WebDAV data source; transfers are capped by the workspace's upload limit."""
+async def source_connection(
+    context: ToolContext, connection_id: str | None, kind: str = "webdav"
+) -> SourceConnection:
+    """An HTTP source (WebDAV, Jira); transfers are capped by the workspace's upload limit."""
     async with connection_service(context) as service:
-        connection = await pick_connection(service, "webdav", connection_id)
+        connection = await pick_connection(service, kind, connection_id)
         timeout = ConnectionSettings().connection_timeout_seconds
         max_bytes = context.runtime.settings.max_upload_bytes
-        return SourceConnection(connection, dav_access(service, connection, timeout, max_bytes))
+        return SourceConnection(connection, http_access(service, connection, timeout, max_bytes))
 
 
 async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:
