@@ -17,7 +17,9 @@ from tests.conftest import Member, Tenants
 from tests.connections.test_mail_run import add_mail_connection
 
 
-async def offered_tools(runtime: Runtime, member: Member) -> tuple[set[str], dict]:
+async def offered_tools(
+    runtime: Runtime, member: Member, config: AgentConfig | None = None
+) -> tuple[set[str], dict]:
     ai, provider = scripted(
         [
             ScriptedTurn.calls(call("request_toolbox", "t", toolbox_id="email", reason="mail")),
@@ -25,7 +27,7 @@ async def offered_tools(runtime: Runtime, member: Member) -> tuple[set[str], dic
         ]
     )
     recorder = Recorder()
-    await run_agent("mail?", AgentConfig(), member.context, deps(ai, runtime=runtime),
+    await run_agent("mail?", config or AgentConfig(), member.context, deps(ai, runtime=runtime),
                     emit=recorder)  # fmt: skip
     [result] = recorder.of(EventType.tool_result)
     return {tool.name for tool in provider.received[0].tools}, result
@@ -46,6 +48,9 @@ async def test_email_toolbox_follows_working_mail_connections(
     connection_id = await add_mail_connection(runtime, admin, 1, 2, shared=True)
     tools, _ = await offered_tools(runtime, member)
     assert {"search_mail", "read_mail", "save_attachment", "send_mail"} <= tools
+    # send_mail acts on the outside world: an action tool, left out on request.
+    tools, _ = await offered_tools(runtime, member, AgentConfig(exclude_action_tools=True))
+    assert "search_mail" in tools and "send_mail" not in tools
     tools, result = await offered_tools(runtime, outsider)
     assert "search_mail" not in tools and result["is_error"]
 
