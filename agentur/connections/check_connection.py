@@ -7,6 +7,7 @@ import asyncio
 import imaplib
 from contextlib import suppress
 
+from agentur.connections.clickup_client import check as check_clickup
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import check as check_jira
 from agentur.connections.kinds import MailSettings
@@ -30,12 +31,14 @@ def mail_access(
 def http_access(
     service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
 ) -> HttpAccess:
-    """WebDAV (username + password) or Jira (account e-mail + API token) over basic auth."""
+    """WebDAV (username + password) and Jira (account e-mail + API token) over basic auth;
+    ClickUp with its token as the Authorization header."""
     settings = settings_of(connection)
     username = settings.get("username") or settings.get("email") or ""
     password = service.credentials(connection).password
     base_url = str(settings["base_url"]).rstrip("/") + "/"
-    return HttpAccess(base_url, username, password, timeout_seconds, max_bytes)
+    token_header = connection.kind == "clickup"
+    return HttpAccess(base_url, username, password, timeout_seconds, max_bytes, token_header)
 
 
 async def _check_mail(access: MailAccess) -> None:
@@ -65,6 +68,8 @@ async def check_connection(
             await check_dav(http_access(service, connection, timeout_seconds, PROBE_BYTES))
         elif connection.kind == "jira":
             await check_jira(http_access(service, connection, timeout_seconds, PROBE_BYTES))
+        elif connection.kind == "clickup":
+            await check_clickup(http_access(service, connection, timeout_seconds, PROBE_BYTES))
         else:
             raise AgenturError(f"no test for {connection.kind} connections yet")
     except AgenturError as failure:

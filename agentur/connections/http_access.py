@@ -5,6 +5,8 @@ whole exchange has a deadline. Credentials go in the Authorization header, never
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,7 @@ import httpx
 from agentur.connections.reach import connection_policy
 from agentur.egress.fetch import egress_client, read_capped
 from agentur.egress.parse_url import parse_url
-from agentur.errors import AgenturError
+from agentur.errors import AgenturError, NotFoundError
 
 
 class SourceError(AgenturError):
@@ -30,11 +32,15 @@ class HttpAccess:
     password: str
     timeout_seconds: float
     max_bytes: int
+    # The password is a token sent as the whole Authorization header (ClickUp), not basic auth.
+    token_header: bool = False
 
     def client(self) -> httpx.AsyncClient:
         target = parse_url(self.base_url)
         client = egress_client(connection_policy(target.host_port, self.timeout_seconds))
-        if self.username or self.password:
+        if self.token_header:
+            client.headers["Authorization"] = self.password
+        elif self.username or self.password:
             client.auth = httpx.BasicAuth(self.username, self.password)
         return client
 
@@ -52,3 +58,24 @@ async def send(access: HttpAccess, method: str, url: str, **options: Any) -> tup
         raise SourceError(f"{method} {url} took longer than {access.timeout_seconds} s") from error
     except httpx.HTTPError as error:
         raise SourceError(f"{method} {url} failed: {error}") from error
+
+
+async def call_json(
+    access: HttpAccess,
+    service: str,
+    error_text: Callable[[bytes], str],
+    method: str,
+    path: str,
+    **options: Any,
+) -> Any:
+    """The JSON answer of a REST call below the base URL; a 404 is `NotFoundError`, any other
+    failure `SourceError`, both carrying the service's own error text."""
+    status, body = await send(access, method, access.base_url + path, **options)
+    if status == 404:
+        raise NotFoundError(f"{service}: {error_text(body)}")
+    if status >= 300:
+        raise SourceError(f"{service} answered {status}: {error_text(body)}")
+    try:
+        return json.loads(body) if body else {}
+    except ValueError as error:
+        raise SourceError(f"{service} sent a body that is not JSON ({status})") from error

@@ -8,8 +8,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from agentur.connections.http_access import HttpAccess, SourceError, send
-from agentur.errors import NotFoundError
+from agentur.connections.http_access import HttpAccess, call_json
 
 SEARCH_FIELDS = "summary,status,assignee,updated,issuetype"
 
@@ -27,15 +26,7 @@ def _error_text(body: bytes) -> str:
 
 
 async def _call(access: HttpAccess, method: str, path: str, **options: Any) -> Any:
-    status, body = await send(access, method, access.base_url + path, **options)
-    if status == 404:
-        raise NotFoundError(f"Jira: {_error_text(body)}")
-    if status >= 300:
-        raise SourceError(f"Jira answered {status}: {_error_text(body)}")
-    try:
-        return json.loads(body) if body else {}
-    except ValueError as error:
-        raise SourceError(f"Jira sent a body that is not JSON ({status})") from error
+    return await call_json(access, "Jira", _error_text, method, path, **options)
 
 
 def _summary(issue: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,12 @@ class JiraSettings(BaseModel):
     email: str = Field(min_length=3, max_length=320)
 
 
+class ClickUpSettings(BaseModel):
+    """ClickUp API v2; the personal token (`pk_…`) is the password."""
+
+    base_url: str = Field(default="https://api.clickup.com/api/v2/", max_length=2000)
+
+
 class Credentials(BaseModel):
     """Write-only secrets; never returned, never in prompts, logs or traces."""
 
@@ -50,6 +56,7 @@ KIND_SETTINGS: dict[str, type[BaseModel]] = {
     "mail": MailSettings,
     "webdav": WebdavSettings,
     "jira": JiraSettings,
+    "clickup": ClickUpSettings,
 }
 
 

@@ -42,7 +42,7 @@ class ConnectionOut(BaseModel):
 
 
 class ConnectionCreate(BaseModel):
-    kind: str = Field(description="'mail', 'webdav' or 'jira'.")
+    kind: str = Field(description="'mail', 'webdav', 'jira' or 'clickup'.")
     display_name: str
     settings: dict[str, Any]
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
