@@ -3,7 +3,6 @@ upload). It inherits the source's `neutralize` flag, so no model sees its person
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -11,7 +10,7 @@ from pydantic import BaseModel, Field
 from agentur.connections.webdav_client import download
 from agentur.tools.connection_access import source_connection
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import file_service
+from agentur.tools.workspace_access import save_bytes
 from agentur.tools.workspace_files import describe
 
 
@@ -22,24 +21,16 @@ class DownloadToWorkspaceArguments(BaseModel):
     name: str | None = Field(default=None, description="File name; default the source's.")
 
 
-async def _chunk(data: bytes) -> AsyncIterator[bytes]:
-    yield data
-
-
 async def download_to_workspace(
     args: DownloadToWorkspaceArguments, context: ToolContext
 ) -> dict[str, Any]:
     source = await source_connection(context, args.connection_id)
     data, source_name = await download(source.access, args.path)
-    async with file_service(context) as files:
-        file = await files.upload(
-            args.name or source_name,
-            _chunk(data),
-            folder_id=args.folder_id,
-            neutralize=source.connection.neutralize,
-        )
-        await files.commit()
-        return {**describe(file), "neutralize": file.neutralize, "source_path": args.path}
+    file = await save_bytes(
+        context, args.name or source_name, data, folder_id=args.folder_id,
+        neutralize=source.connection.neutralize,
+    )  # fmt: skip
+    return {**describe(file), "neutralize": file.neutralize, "source_path": args.path}
 
 
 TOOLS: list[Tool] = [

@@ -4,7 +4,6 @@ connection's `neutralize` flag, so PII in it is neutralized before any model see
 from __future__ import annotations
 
 import imaplib
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -13,7 +12,7 @@ from agentur.connections.mail_client import fetch_message, select
 from agentur.connections.mail_parts import attachment
 from agentur.tools.connection_access import mail_connection, with_imap
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import file_service
+from agentur.tools.workspace_access import save_bytes
 from agentur.tools.workspace_files import describe
 
 
@@ -26,10 +25,6 @@ class SaveAttachmentArguments(BaseModel):
     name: str | None = Field(default=None, description="File name; default the attachment's.")
 
 
-async def _chunk(data: bytes) -> AsyncIterator[bytes]:
-    yield data
-
-
 async def save_attachment(args: SaveAttachmentArguments, context: ToolContext) -> dict[str, Any]:
     mail = await mail_connection(context, args.connection_id)
 
@@ -39,16 +34,11 @@ async def save_attachment(args: SaveAttachmentArguments, context: ToolContext) -
         return attachment(message, args.index)
 
     filename, content_type, data = await with_imap(mail, work)
-    async with file_service(context) as files:
-        file = await files.upload(
-            args.name or filename,
-            _chunk(data),
-            folder_id=args.folder_id,
-            neutralize=mail.connection.neutralize,
-            mime_type=content_type,
-        )
-        await files.commit()
-        return {**describe(file), "neutralize": file.neutralize, "from_uid": args.uid}
+    file = await save_bytes(
+        context, args.name or filename, data, folder_id=args.folder_id,
+        neutralize=mail.connection.neutralize, mime_type=content_type,
+    )  # fmt: skip
+    return {**describe(file), "neutralize": file.neutralize, "from_uid": args.uid}
 
 
 TOOLS: list[Tool] = [

@@ -4,14 +4,13 @@ Authorization header, list tasks paged by `page` with `last_page`, and error bod
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.connections.json_server import JsonHandler, serving
 
 CLICKUP_TOKEN = "pk_4711_SECRETTOKEN"
 PAGE_SIZE = 100  # ClickUp's fixed page size
@@ -33,22 +32,11 @@ class ClickUpState:
 def clickup_server() -> Iterator[tuple[str, ClickUpState]]:
     state = ClickUpState()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def _json(self, status: int, data: object) -> None:
-            body = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JsonHandler):
         def _authorized(self) -> bool:
             if self.headers.get("authorization") == CLICKUP_TOKEN:
                 return True
-            self._json(401, {"err": "Token invalid", "ECODE": "OAUTH_025"})
+            self.reply(401, {"err": "Token invalid", "ECODE": "OAUTH_025"})
             return False
 
         def _task(self, task_id: str) -> dict[str, Any] | None:
@@ -60,34 +48,27 @@ def clickup_server() -> Iterator[tuple[str, ClickUpState]]:
             url = urlsplit(self.path)
             parts = url.path.split("/")
             if url.path == "/api/v2/user":
-                self._json(200, {"user": {"id": 1, "username": "ann"}})
+                self.reply(200, {"user": {"id": 1, "username": "ann"}})
             elif parts[-3:-1] == ["list", "901"] and parts[-1] == "task":
                 page = int(parse_qs(url.query).get("page", ["0"])[0])
                 chunk = TASKS[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
                 last = (page + 1) * PAGE_SIZE >= len(TASKS)
-                self._json(200, {"tasks": chunk, "last_page": last})
+                self.reply(200, {"tasks": chunk, "last_page": last})
             elif parts[-2] == "task" and (task := self._task(parts[-1])) is not None:
-                self._json(200, task)
+                self.reply(200, task)
             else:
-                self._json(404, {"err": "Task not found, deleted", "ECODE": "ITEM_013"})
+                self.reply(404, {"err": "Task not found, deleted", "ECODE": "ITEM_013"})
 
         def do_POST(self) -> None:  # noqa: N802
             if not self._authorized():
                 return
-            length = int(self.headers.get("content-length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = self.body()
             parts = urlsplit(self.path).path.split("/")
             if parts[-1] != "comment" or self._task(parts[-2]) is None:
-                self._json(404, {"err": "Task not found, deleted", "ECODE": "ITEM_013"})
+                self.reply(404, {"err": "Task not found, deleted", "ECODE": "ITEM_013"})
                 return
             state.comments.append({"task_id": parts[-2], **body})
-            self._json(200, {"id": 458, "hist_id": "26508", "date": 1568036964079})
+            self.reply(200, {"id": 458, "hist_id": "26508", "date": 1568036964079})
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api/v2/", state
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}/api/v2/", state

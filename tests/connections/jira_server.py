@@ -5,14 +5,13 @@ and Jira's error bodies `{"errorMessages": [...], "errors": {...}}`."""
 from __future__ import annotations
 
 import base64
-import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.connections.json_server import JsonHandler, serving
 
 JIRA_EMAIL = "ann@acme.test"
 JIRA_TOKEN = "jira-Token-9921"
@@ -54,20 +53,9 @@ def jira_server() -> Iterator[tuple[str, JiraState]]:
     state = JiraState()
     expected = "Basic " + base64.b64encode(f"{JIRA_EMAIL}:{JIRA_TOKEN}".encode()).decode()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def _json(self, status: int, data: object) -> None:
-            body = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JsonHandler):
         def _error(self, status: int, messages: list[str], errors: dict | None = None) -> None:
-            self._json(status, {"errorMessages": messages, "errors": errors or {}})
+            self.reply(status, {"errorMessages": messages, "errors": errors or {}})
 
         def _authorized(self) -> bool:
             if self.headers.get("authorization") == expected:
@@ -84,7 +72,7 @@ def jira_server() -> Iterator[tuple[str, JiraState]]:
             url = urlsplit(self.path)
             query = parse_qs(url.query)
             if url.path == "/rest/api/3/myself":
-                self._json(200, {"emailAddress": JIRA_EMAIL, "displayName": "Ann"})
+                self.reply(200, {"emailAddress": JIRA_EMAIL, "displayName": "Ann"})
             elif url.path == "/rest/api/3/search/jql":
                 state.search_queries.append(query)
                 jql = query.get("jql", [""])[0]
@@ -98,7 +86,7 @@ def jira_server() -> Iterator[tuple[str, JiraState]]:
                 data: dict[str, Any] = {"issues": page, "isLast": last}
                 if not last:
                     data["nextPageToken"] = str(start + size)
-                self._json(200, data)
+                self.reply(200, data)
             elif url.path.startswith("/rest/api/3/issue/"):
                 issue = self._issue(url.path.rsplit("/", 1)[1])
                 if issue is None:
@@ -106,15 +94,14 @@ def jira_server() -> Iterator[tuple[str, JiraState]]:
                         404, ["Issue does not exist or you do not have permission to see it."]
                     )
                 else:
-                    self._json(200, issue)
+                    self.reply(200, issue)
             else:
                 self._error(404, ["not found"])
 
         def do_POST(self) -> None:  # noqa: N802
             if not self._authorized():
                 return
-            length = int(self.headers.get("content-length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = self.body()
             parts = urlsplit(self.path).path.split("/")
             if parts[-1] != "comment" or self._issue(parts[-2]) is None:
                 self._error(404, ["Issue does not exist or you do not have permission to see it."])
@@ -123,14 +110,8 @@ def jira_server() -> Iterator[tuple[str, JiraState]]:
                 self._error(400, [], {"comment": "Comment body can not be empty!"})
                 return
             state.comments.append({"key": parts[-2], "body": body["body"]})
-            self._json(201, {"id": str(10000 + len(state.comments)),
+            self.reply(201, {"id": str(10000 + len(state.comments)),
                              "created": "2026-12-01T12:00:00.000+0000"})  # fmt: skip
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", state
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}", state

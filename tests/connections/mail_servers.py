@@ -22,6 +22,15 @@ IMAP_USER = "mailuser"
 IMAP_PASSWORD = "imap-Secret-7731"  # asserted to be absent from every model request and trace
 
 
+def mail_settings(imap_port: int, smtp_port: int) -> dict[str, object]:
+    """Settings of a mail connection to these servers (plain text on loopback)."""
+    return {
+        "username": IMAP_USER, "from_address": "me@acme.test",
+        "imap_host": "127.0.0.1", "imap_port": imap_port, "imap_security": "none",
+        "smtp_host": "127.0.0.1", "smtp_port": smtp_port, "smtp_security": "none",
+    }  # fmt: skip
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

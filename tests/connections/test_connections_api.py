@@ -11,7 +11,12 @@ import pytest
 
 from agentur.context import Role
 from tests.conftest import Tenants
-from tests.connections.mail_servers import IMAP_PASSWORD, IMAP_USER, imap_server, smtp_server
+from tests.connections.mail_servers import (
+    IMAP_PASSWORD,
+    imap_server,
+    mail_settings,
+    smtp_server,
+)
 from tests.connections.webdav_server import DAV_PASSWORD, DAV_USER, webdav_server
 
 
@@ -25,16 +30,7 @@ def mail_body(imap_port: int, smtp_port: int, password: str, **extra: object) ->
     return {
         "kind": "mail",
         "display_name": "Office",
-        "settings": {
-            "username": IMAP_USER,
-            "from_address": "me@acme.test",
-            "imap_host": "127.0.0.1",
-            "imap_port": imap_port,
-            "imap_security": "none",
-            "smtp_host": "127.0.0.1",
-            "smtp_port": smtp_port,
-            "smtp_security": "none",
-        },
+        "settings": mail_settings(imap_port, smtp_port),
         "credentials": {"password": password},
         **extra,
     }

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from agentur.cli.main import app as cli
 from tests.cli.cli_helpers import cli_env
-from tests.connections.mail_servers import IMAP_PASSWORD, IMAP_USER, imap_server, smtp_server
+from tests.connections.mail_servers import IMAP_PASSWORD, imap_server, mail_settings, smtp_server
 
 
 def test_add_list_test_delete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -23,11 +23,7 @@ def test_add_list_test_delete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     made = runner.invoke(cli, ["users", "create", "ann@acme.test", "--mandate", "acme"])
     assert made.exit_code == 0, made.output
     with imap_server() as imap_port, smtp_server() as (smtp_port, _):
-        settings = {
-            "username": IMAP_USER, "from_address": "ann@acme.test",
-            "imap_host": "127.0.0.1", "imap_port": imap_port, "imap_security": "none",
-            "smtp_host": "127.0.0.1", "smtp_port": smtp_port, "smtp_security": "none",
-        }  # fmt: skip
+        settings = {**mail_settings(imap_port, smtp_port), "from_address": "ann@acme.test"}
         user = ["--user", "ann@acme.test"]
         added = runner.invoke(cli, ["connections", "add", "--kind", "mail", "--name", "Office",
                                     "--settings", json.dumps(settings),

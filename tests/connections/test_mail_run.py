@@ -28,9 +28,9 @@ from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Member, Tenants
 from tests.connections.mail_servers import (
     IMAP_PASSWORD,
-    IMAP_USER,
     Outbox,
     imap_server,
+    mail_settings,
     message,
     seed,
     smtp_server,
@@ -60,16 +60,7 @@ async def add_mail_connection(
         connection = await service.create(
             "mail",
             "Office mail",
-            {
-                "username": IMAP_USER,
-                "from_address": "me@acme.test",
-                "imap_host": "127.0.0.1",
-                "imap_port": imap_port,
-                "imap_security": "none",
-                "smtp_host": "127.0.0.1",
-                "smtp_port": smtp_port,
-                "smtp_security": "none",
-            },
+            mail_settings(imap_port, smtp_port),
             Credentials(password=IMAP_PASSWORD),
             **options,  # type: ignore[arg-type]
         )
