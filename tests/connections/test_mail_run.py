@@ -142,7 +142,8 @@ async def test_search_save_read_and_reply_with_attachment(
 
     # The password never went to the model, and nothing stored holds it in plain text.
     assert IMAP_PASSWORD not in repr(provider.received)
-    assert IMAP_PASSWORD not in caplog.text and "search_mail" in caplog.text
+    # Logs at DEBUG cover the SMTP login (the test server logs it, masked) and hold no password.
+    assert IMAP_PASSWORD not in caplog.text and "AUTH PLAIN" in caplog.text
     async with runtime.database.session() as session:
         for table in Base.metadata.sorted_tables:
             rows = (await session.execute(select(table))).all()
