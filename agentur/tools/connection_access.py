@@ -9,7 +9,7 @@ import imaplib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agentur.connections.check_connection import http_access, mail_access
 from agentur.connections.http_access import HttpAccess
@@ -97,3 +97,19 @@ async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result
                 imap.logout()
 
     return await asyncio.to_thread(run)
+
+
+async def shown_fields(
+    context: ToolContext, connection: Connection, data: dict[str, Any], fields: tuple[str, ...]
+) -> dict[str, Any]:
+    """`data` as the model may see it: from a connection marked `neutralize`, the named text
+    fields carry the workflow's placeholders instead of personal data."""
+    if not connection.neutralize:
+        return data
+    shown = dict(data)
+    for name in fields:
+        if isinstance(shown.get(name), str) and shown[name]:
+            shown[name] = await context.runtime.ai.neutralize_text(
+                shown[name], context.request, workflow_id=context.workflow_id
+            )
+    return shown

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from agentur.connections.mail_client import fetch_message, select
 from agentur.connections.mail_parts import body_text, describe_attachments
-from agentur.tools.connection_access import mail_connection, with_imap
+from agentur.tools.connection_access import mail_connection, shown_fields, with_imap
 from agentur.tools.tool import Tool, ToolContext
 from agentur.workspace.text_window import window
 
@@ -47,7 +47,11 @@ async def read_mail(args: ReadMailArguments, context: ToolContext) -> dict[str, 
             "attachments": describe_attachments(message),
         }
 
-    return {"connection_id": mail.connection.id, **await with_imap(mail, work)}
+    read = await shown_fields(
+        context, mail.connection, await with_imap(mail, work),
+        ("from", "to", "cc", "subject", "body"),
+    )  # fmt: skip
+    return {"connection_id": mail.connection.id, **read}
 
 
 TOOLS: list[Tool] = [

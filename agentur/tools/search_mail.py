@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentur.connections.mail_client import headers, quote, search, select
-from agentur.tools.connection_access import mail_connection, with_imap
+from agentur.tools.connection_access import mail_connection, shown_fields, with_imap
 from agentur.tools.tool import Tool, ToolContext
 
 
@@ -57,7 +57,12 @@ async def search_mail(args: SearchMailArguments, context: ToolContext) -> dict[s
             "more": len(uids) > limit,
         }
 
-    return {"connection_id": mail.connection.id, **await with_imap(mail, work)}
+    found = await with_imap(mail, work)
+    found["messages"] = [
+        await shown_fields(context, mail.connection, message, ("from", "to", "cc", "subject"))
+        for message in found["messages"]
+    ]
+    return {"connection_id": mail.connection.id, **found}
 
 
 TOOLS: list[Tool] = [

@@ -193,3 +193,32 @@ async def test_failing_smtp_is_an_honest_error_and_another_tenant_sees_nothing(
         )
         with pytest.raises(NotFoundError, match=f"connection {connection_id} not found"):
             await service.get(connection_id)
+
+
+async def test_a_neutralize_connection_shows_mail_with_placeholders(
+    runtime: Runtime, tenants: Tenants, mail_servers: tuple[int, int, Outbox]
+) -> None:
+    imap_port, smtp_port, _ = mail_servers
+    alice = await tenants.member("acme")
+    await add_mail_connection(runtime, alice, imap_port, smtp_port, neutralize=True)
+
+    def read_step(request: AiRequest) -> ScriptedTurn:
+        [hit] = last_result(request)["messages"]
+        return ScriptedTurn.calls(
+            call("read_mail", "r", uid=hit["uid"]),
+            call("save_attachment", "a", uid=hit["uid"]),
+        )
+
+    ai, provider = scripted(
+        [ScriptedTurn.calls(call("search_mail", "s", subject="Invoice")), read_step,
+         ScriptedTurn(text="done")]
+    )  # fmt: skip
+    recorder = Recorder()
+    await run_agent("invoice?", AgentConfig(), alice.context, deps(ai, runtime=runtime),
+                    emit=recorder)  # fmt: skip
+    results = {e["id"]: e for e in recorder.of(EventType.tool_result)}
+    assert not [r for r in results.values() if r["is_error"]]
+    assert json.loads(results["a"]["content"])["neutralize"] is True
+    seen = repr([request.messages for request in provider.received[1:]])
+    assert "anna@supplier.test" not in seen
+    assert "the invoice is attached" in seen  # the text itself is there
