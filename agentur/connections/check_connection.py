@@ -8,9 +8,11 @@ import imaplib
 from contextlib import suppress
 
 from agentur.connections.clickup_client import check as check_clickup
+from agentur.connections.graph_client import GraphAccess
+from agentur.connections.graph_client import check as check_graph
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import check as check_jira
-from agentur.connections.kinds import MailSettings
+from agentur.connections.kinds import MailSettings, MicrosoftSettings
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, settings_of
@@ -39,6 +41,14 @@ def http_access(
     base_url = str(settings["base_url"]).rstrip("/") + "/"
     token_header = connection.kind == "clickup"
     return HttpAccess(base_url, username, password, timeout_seconds, max_bytes, token_header)
+
+
+def graph_access(
+    service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
+) -> GraphAccess:
+    settings = MicrosoftSettings.model_validate(settings_of(connection))
+    secret = service.credentials(connection).password
+    return GraphAccess(settings, secret, timeout_seconds, max_bytes)
 
 
 async def _check_mail(access: MailAccess) -> None:
@@ -70,6 +80,8 @@ async def check_connection(
             await check_jira(http_access(service, connection, timeout_seconds, PROBE_BYTES))
         elif connection.kind == "clickup":
             await check_clickup(http_access(service, connection, timeout_seconds, PROBE_BYTES))
+        elif connection.kind == "microsoft":
+            await check_graph(graph_access(service, connection, timeout_seconds, PROBE_BYTES))
         else:
             raise AgenturError(f"no test for {connection.kind} connections yet")
     except AgenturError as failure:

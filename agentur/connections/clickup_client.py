@@ -3,25 +3,18 @@ task, a comment on a task. Error bodies (`{"err": "...", "ECODE": "..."}`) becom
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 from agentur.connections.http_access import HttpAccess, call_json
 
 
-def _error_text(body: bytes) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body[:200].decode(errors="replace")
-    if isinstance(data, dict) and "err" in data:
-        return f"{data['err']} ({data.get('ECODE', 'no code')})"
-    return str(data)[:200]
+def _describe(data: dict[str, Any]) -> str:
+    return f"{data['err']} ({data.get('ECODE', 'no code')})" if "err" in data else ""
 
 
 async def _call(access: HttpAccess, method: str, path: str, **options: Any) -> Any:
-    return await call_json(access, "ClickUp", _error_text, method, path, **options)
+    return await call_json(access, "ClickUp", _describe, method, path, **options)
 
 
 def _task(task: dict[str, Any], *, with_text: bool = False) -> dict[str, Any]:

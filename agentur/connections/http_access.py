@@ -60,21 +60,32 @@ async def send(access: HttpAccess, method: str, url: str, **options: Any) -> tup
         raise SourceError(f"{method} {url} failed: {error}") from error
 
 
+def error_text(body: bytes, describe: Callable[[dict[str, Any]], str]) -> str:
+    """One line from an error body: `describe` reads the service's JSON error object; anything
+    else is shown as (the start of) the raw text."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body[:200].decode(errors="replace")
+    described = describe(data) if isinstance(data, dict) else ""
+    return described or str(data)[:200]
+
+
 async def call_json(
     access: HttpAccess,
     service: str,
-    error_text: Callable[[bytes], str],
+    describe_error: Callable[[dict[str, Any]], str],
     method: str,
     path: str,
     **options: Any,
 ) -> Any:
     """The JSON answer of a REST call below the base URL; a 404 is `NotFoundError`, any other
-    failure `SourceError`, both carrying the service's own error text."""
+    failure `SourceError`, both carrying the service's own error text (`describe_error`)."""
     status, body = await send(access, method, access.base_url + path, **options)
     if status == 404:
-        raise NotFoundError(f"{service}: {error_text(body)}")
+        raise NotFoundError(f"{service}: {error_text(body, describe_error)}")
     if status >= 300:
-        raise SourceError(f"{service} answered {status}: {error_text(body)}")
+        raise SourceError(f"{service} answered {status}: {error_text(body, describe_error)}")
     try:
         return json.loads(body) if body else {}
     except ValueError as error:

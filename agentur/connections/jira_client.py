@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -13,20 +12,14 @@ from agentur.connections.http_access import HttpAccess, call_json
 SEARCH_FIELDS = "summary,status,assignee,updated,issuetype"
 
 
-def _error_text(body: bytes) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body[:200].decode(errors="replace")
-    if not isinstance(data, dict):
-        return str(data)[:200]
+def _describe(data: dict[str, Any]) -> str:
     messages = [str(m) for m in data.get("errorMessages") or []]
     messages += [f"{field}: {text}" for field, text in (data.get("errors") or {}).items()]
-    return "; ".join(messages) or str(data)[:200]
+    return "; ".join(messages)
 
 
 async def _call(access: HttpAccess, method: str, path: str, **options: Any) -> Any:
-    return await call_json(access, "Jira", _error_text, method, path, **options)
+    return await call_json(access, "Jira", _describe, method, path, **options)
 
 
 def _summary(issue: dict[str, Any]) -> dict[str, Any]:

@@ -46,6 +46,18 @@ class ClickUpSettings(BaseModel):
     base_url: str = Field(default="https://api.clickup.com/api/v2/", max_length=2000)
 
 
+class MicrosoftSettings(BaseModel):
+    """Microsoft Graph with an app registration (client credentials); the client secret is the
+    password. Both the token and the Graph host are allowed for this connection only."""
+
+    tenant_id: str = Field(min_length=1, max_length=100)
+    client_id: str = Field(min_length=1, max_length=100)
+    token_url: str = Field(
+        default="https://login.microsoftonline.com/{tenant_id}/oauth2/v2.0/token", max_length=2000
+    )
+    graph_url: str = Field(default="https://graph.microsoft.com/v1.0/", max_length=2000)
+
+
 class Credentials(BaseModel):
     """Write-only secrets; never returned, never in prompts, logs or traces."""
 
@@ -57,6 +69,7 @@ KIND_SETTINGS: dict[str, type[BaseModel]] = {
     "webdav": WebdavSettings,
     "jira": JiraSettings,
     "clickup": ClickUpSettings,
+    "microsoft": MicrosoftSettings,
 }
 
 

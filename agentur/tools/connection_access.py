@@ -11,7 +11,8 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agentur.connections.check_connection import http_access, mail_access
+from agentur.connections.check_connection import graph_access, http_access, mail_access
+from agentur.connections.graph_client import GraphAccess
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.mail_client import MailAccess, open_imap
 from agentur.connections.reach import pinned_address
@@ -80,6 +81,16 @@ async def source_connection(
         timeout = ConnectionSettings().connection_timeout_seconds
         max_bytes = context.runtime.settings.max_upload_bytes
         return SourceConnection(connection, http_access(service, connection, timeout, max_bytes))
+
+
+async def graph_connection(
+    context: ToolContext, connection_id: str | None
+) -> tuple[Connection, GraphAccess]:
+    async with connection_service(context) as service:
+        connection = await pick_connection(service, "microsoft", connection_id)
+        timeout = ConnectionSettings().connection_timeout_seconds
+        max_bytes = context.runtime.settings.max_upload_bytes
+        return connection, graph_access(service, connection, timeout, max_bytes)
 
 
 async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:

@@ -42,7 +42,7 @@ class ConnectionOut(BaseModel):
 
 
 class ConnectionCreate(BaseModel):
-    kind: str = Field(description="'mail', 'webdav', 'jira' or 'clickup'.")
+    kind: str = Field(description="'mail', 'webdav', 'jira', 'clickup' or 'microsoft'.")
     display_name: str
     settings: dict[str, Any]
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
