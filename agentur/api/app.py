@@ -16,6 +16,7 @@ from agentur.api.routes import (
     assistant_conversations,
     assistants,
     billing,
+    connections,
     features,
     files,
     folders,
@@ -61,7 +62,7 @@ def create_app(
     install_problem_handlers(app)
     install_openapi(app, lambda: setting_limits(app.state.runtime))
     app.include_router(health.router)
-    for module in (me, files, folders, workflows):
+    for module in (me, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent
     for module in (models, billing, ai_settings):  # AI gateway

@@ -36,6 +36,16 @@ class CredentialsBox:
     def seal(self, credential: ApiCredential) -> str:
         return self._fernet.encrypt(credential.model_dump_json().encode()).decode()
 
+    def seal_text(self, text: str) -> str:
+        """Any other secret (connection credentials) under the same key."""
+        return self._fernet.encrypt(text.encode()).decode()
+
+    def open_text(self, token: str) -> str:
+        try:
+            return self._fernet.decrypt(token.encode()).decode()
+        except InvalidToken as error:
+            raise AgenturError("a stored credential cannot be decrypted with this key") from error
+
     def open(self, token: str) -> ApiCredential:
         try:
             return ApiCredential.model_validate_json(self._fernet.decrypt(token.encode()))

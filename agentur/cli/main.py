@@ -234,3 +234,7 @@ knowledge_commands.register(app)
 from agentur.cli import feature_commands  # noqa: E402
 
 feature_commands.register(app, run_with_runtime, cli_errors, agent_commands._local_context)
+
+from agentur.cli import connection_commands  # noqa: E402
+
+connection_commands.register(app, run_with_runtime, fail, agent_commands._local_context)

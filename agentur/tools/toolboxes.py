@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
@@ -36,12 +36,12 @@ TOOLBOXES: dict[str, Toolbox] = {
     for box in (
         Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
         Toolbox("ai", "Summaries, translation, image and media helpers.", default_on=True),
-        Toolbox("datasources", "Connected data sources and documents.", default_on=True),
+        Toolbox("datasources", "Connected data sources (WebDAV).", requires_connection="webdav"),
         # No connection needed: read_url works everywhere (egress permitting); web_search and
         # the gateway-backed language tools name the provider setting they miss when called.
         Toolbox("web", "Search the web and read web pages and online documents."),
         Toolbox("language", "Detect language, translate, speech to text and text to speech."),
-        Toolbox("email", "Read and send e-mail.", requires_connection="microsoft"),
+        Toolbox("email", "Read and send e-mail.", requires_connection="mail"),
         Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
         Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),
         Toolbox("jira", "Jira issues.", requires_connection="jira"),
@@ -165,8 +165,10 @@ def request_toolbox_tool(state: ToolboxState) -> Tool | None:
 
 
 async def load_toolbox_environment(runtime: object, context: RequestContext) -> ToolboxEnvironment:
-    """Feature codes of the caller's mandate; connections arrive with the connection issue."""
+    """Feature codes of the caller's mandate and the kinds of their working connections (own
+    or shared; "working": its last test did not fail)."""
     from agentur.storage.models import FeatureInstance
+    from agentur.storage.models.connections import Connection
 
     database = getattr(runtime, "database", None)
     if database is None:
@@ -178,4 +180,10 @@ async def load_toolbox_environment(runtime: object, context: RequestContext) -> 
         if context.feature_instance_id:
             query = query.where(FeatureInstance.id == context.feature_instance_id)
         codes = frozenset((await session.execute(query)).scalars())
-    return ToolboxEnvironment(feature_codes=codes)
+        kinds = select(Connection.kind).where(
+            Connection.mandate_id == context.mandate_id,
+            or_(Connection.owner_id == context.user_id, Connection.owner_id.is_(None)),
+            Connection.status != "failed",
+        )
+        connections = frozenset((await session.execute(kinds)).scalars())
+    return ToolboxEnvironment(connections=connections, feature_codes=codes)

@@ -37,6 +37,39 @@ async def workflow_service(context: ToolContext) -> AsyncIterator[WorkflowServic
         yield WorkflowService(session, context.request)
 
 
+async def _one_chunk(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+async def save_bytes(
+    context: ToolContext,
+    name: str,
+    data: bytes,
+    *,
+    folder_id: str | None,
+    neutralize: bool,
+    mime_type: str | None = None,
+) -> File:
+    """Bytes from outside (an attachment, a data-source file) stored as a workspace file, exactly
+    like an upload — so it is indexed like one — carrying its source's `neutralize` duty."""
+    async with file_service(context) as files:
+        file = await files.upload(
+            name, _one_chunk(data), folder_id=folder_id, neutralize=neutralize, mime_type=mime_type
+        )
+        await files.commit()
+        return file
+
+
+async def shown_text(context: ToolContext, file: File, text: str) -> str:
+    """Text of `file` as the model may see it: a file marked `neutralize` (or taken from a
+    connection marked so) has its personal data replaced by the workflow's placeholders."""
+    if not file.neutralize:
+        return text
+    return await context.runtime.ai.neutralize_text(
+        text, context.request, workflow_id=context.workflow_id
+    )
+
+
 async def change_files(
     context: ToolContext, change: Callable[[FileService], Awaitable[Changed]]
 ) -> Changed:

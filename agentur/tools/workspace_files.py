@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, model_validator
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
 from agentur.storage.models import File
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import change_files, file_service
+from agentur.tools.workspace_access import change_files, file_service, shown_text
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.text_window import decode_text
 
@@ -56,7 +56,7 @@ async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, 
             window = await files.read_window(args.file_id, args.offset, args.limit)
             return {
                 **describe(file),
-                "content": window.content,
+                "content": await shown_text(context, file, window.content),
                 "offset": window.offset,
                 "total_length": window.total_length,
                 "next_offset": window.next_offset,
@@ -68,7 +68,7 @@ async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, 
     end_line = first + len(chosen)
     return {
         **describe(file),
-        "content": "".join(chosen),
+        "content": await shown_text(context, file, "".join(chosen)),
         "start_line": args.start_line,
         "total_lines": len(lines),
         "total_length": len(text),
@@ -146,7 +146,7 @@ async def search_in_file_content(
                             "file_id": file.id,
                             "name": file.name,
                             "line": number,
-                            "text": line[:MAX_MATCH_LINE_CHARS],
+                            "text": await shown_text(context, file, line[:MAX_MATCH_LINE_CHARS]),
                         }
                     )
                     if len(matches) >= args.max_matches:

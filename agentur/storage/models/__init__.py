@@ -4,6 +4,7 @@ from agentur.storage.models import (  # noqa: F401  (register tables)
     agent,
     ai,
     assistant,
+    connections,
     knowledge,
     trustee,
 )

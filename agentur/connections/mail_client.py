@@ -1,0 +1,250 @@
+"""IMAP and SMTP with the standard library (imaplib, smtplib): blocking, so callers run these
+functions in a worker thread. Sockets connect to the address the egress check returned (the
+host name is kept for TLS verification), never to a second DNS answer."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import imaplib
+import re
+import smtplib
+import socket
+import ssl
+from dataclasses import dataclass
+from email.message import EmailMessage
+from typing import Any
+
+from agentur.connections.kinds import MailSettings, Security
+from agentur.errors import AgenturError, InvalidInputError, NotFoundError, TooLargeError
+
+
+class MailError(AgenturError):
+    """The mail server refused or failed; the message is safe to show (no credentials)."""
+
+    status_code = 502
+    title = "Mail server error"
+
+
+class _PinnedIMAP4(imaplib.IMAP4):
+    def __init__(self, address: str, host: str, port: int, timeout: float) -> None:
+        self._address = address
+        super().__init__(host, port, timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        return socket.create_connection((self._address, self.port), timeout)
+
+
+class _PinnedIMAP4SSL(imaplib.IMAP4_SSL):
+    def __init__(self, address: str, host: str, port: int, timeout: float) -> None:
+        self._address = address
+        super().__init__(host, port, ssl_context=ssl.create_default_context(), timeout=timeout)
+
+    def _create_socket(self, timeout: float | None) -> socket.socket:
+        sock = socket.create_connection((self._address, self.port), timeout)
+        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)
+
+
+class _PinnedSMTP(smtplib.SMTP):
+    def __init__(self, address: str, timeout: float) -> None:
+        self._address = address
+        super().__init__(timeout=timeout)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        return socket.create_connection((self._address, port), timeout, self.source_address)
+
+
+class _PinnedSMTPSSL(smtplib.SMTP_SSL):
+    def __init__(self, address: str, timeout: float) -> None:
+        self._address = address
+        super().__init__(timeout=timeout, context=ssl.create_default_context())
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = socket.create_connection((self._address, port), timeout, self.source_address)
+        return self.context.wrap_socket(sock, server_hostname=self._host)
+
+
+@dataclass(frozen=True, slots=True)
+class MailAccess:
+    settings: MailSettings
+    password: str
+    timeout_seconds: float
+
+
+def open_imap(access: MailAccess, address: str) -> imaplib.IMAP4:
+    settings = access.settings
+    try:
+        if settings.imap_security is Security.tls:
+            imap: imaplib.IMAP4 = _PinnedIMAP4SSL(
+                address, settings.imap_host, settings.imap_port, access.timeout_seconds
+            )
+        else:
+            imap = _PinnedIMAP4(
+                address, settings.imap_host, settings.imap_port, access.timeout_seconds
+            )
+            if settings.imap_security is Security.starttls:
+                imap.starttls(ssl.create_default_context())
+        imap.login(settings.username, access.password)
+    except (OSError, imaplib.IMAP4.error) as error:
+        raise MailError(f"IMAP {settings.imap_host}:{settings.imap_port}: {error}") from error
+    return imap
+
+
+def _ok(result: tuple[str, list[Any]], what: str) -> list[Any]:
+    status, data = result
+    if status != "OK":
+        detail = b" ".join(d for d in data if isinstance(d, bytes)).decode(errors="replace")
+        raise MailError(f"IMAP {what} failed: {detail or status}")
+    return data
+
+
+LIST_LINE = re.compile(rb'\((?P<flags>[^)]*)\) (?P<delim>"[^"]*"|NIL) (?P<name>.+)$')
+
+
+def list_mailboxes(imap: imaplib.IMAP4) -> list[str]:
+    names: list[str] = []
+    for line in _ok(imap.list(), "LIST"):
+        match = LIST_LINE.match(line) if isinstance(line, bytes) else None
+        if match and b"\\noselect" not in match["flags"].lower():
+            names.append(match["name"].strip(b'"').decode("utf-8", errors="replace"))
+    return names
+
+
+def select(imap: imaplib.IMAP4, mailbox: str) -> None:
+    quoted = '"' + mailbox.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    status, data = imap.select(quoted, readonly=True)
+    if status != "OK":
+        raise NotFoundError(f"mailbox {mailbox!r} cannot be opened")
+
+
+def quote(value: str) -> bytes:
+    if any(c in value for c in "\r\n"):
+        raise InvalidInputError("search values must be single-line")
+    return b'"' + value.replace("\\", "\\\\").replace('"', '\\"').encode() + b'"'
+
+
+def search(imap: imaplib.IMAP4, criteria: list[bytes]) -> list[int]:
+    """UIDs matching, newest first. Non-ASCII values are sent with CHARSET UTF-8."""
+    arguments = criteria or [b"ALL"]
+    charset = "UTF-8" if any(max(part, default=0) > 127 for part in arguments) else None
+    data = _ok(imap.uid("SEARCH", *([f"CHARSET {charset}"] if charset else []), *arguments),
+               "SEARCH")  # fmt: skip
+    uids = [int(uid) for uid in (data[0] or b"").split()]
+    return sorted(uids, reverse=True)
+
+
+HEADER_FIELDS = "FROM TO CC SUBJECT DATE"
+
+
+def headers(imap: imaplib.IMAP4, uids: list[int]) -> list[dict[str, Any]]:
+    if not uids:
+        return []
+    wanted = ",".join(str(uid) for uid in uids)
+    data = _ok(
+        imap.uid("FETCH", wanted, f"(UID RFC822.SIZE BODY.PEEK[HEADER.FIELDS ({HEADER_FIELDS})])"),
+        "FETCH",
+    )
+    found: dict[int, dict[str, Any]] = {}
+    for part in data:
+        if not isinstance(part, tuple):
+            continue
+        meta, raw = part
+        uid = re.search(rb"UID (\d+)", meta)
+        size = re.search(rb"RFC822\.SIZE (\d+)", meta)
+        if uid is None:
+            continue
+        parsed = email.message_from_bytes(raw, policy=email.policy.default)
+        found[int(uid[1])] = {
+            "uid": int(uid[1]),
+            "from": str(parsed.get("from", "")),
+            "to": str(parsed.get("to", "")),
+            "cc": str(parsed.get("cc", "")),
+            "subject": str(parsed.get("subject", "")),
+            "date": str(parsed.get("date", "")),
+            "size": int(size[1]) if size else None,
+        }
+    return [found[uid] for uid in uids if uid in found]
+
+
+def fetch_message(imap: imaplib.IMAP4, uid: int, max_bytes: int) -> EmailMessage:
+    [meta] = headers(imap, [uid]) or [None]
+    if meta is None:
+        raise NotFoundError(f"message {uid} not found in this mailbox")
+    if meta["size"] is not None and meta["size"] > max_bytes:
+        raise TooLargeError(f"message {uid} has {meta['size']} bytes; the limit is {max_bytes}")
+    for part in _ok(imap.uid("FETCH", str(uid), "(BODY.PEEK[])"), "FETCH"):
+        if isinstance(part, tuple):
+            message = email.message_from_bytes(part[1], policy=email.policy.default)
+            assert isinstance(message, EmailMessage)
+            return message
+    raise NotFoundError(f"message {uid} not found in this mailbox")
+
+
+def _open_smtp(access: MailAccess, address: str) -> smtplib.SMTP:
+    settings = access.settings
+    smtp: smtplib.SMTP
+    if settings.smtp_security is Security.tls:
+        smtp = _PinnedSMTPSSL(address, access.timeout_seconds)
+    else:
+        smtp = _PinnedSMTP(address, access.timeout_seconds)
+    try:
+        smtp.connect(settings.smtp_host, settings.smtp_port)
+        smtp.ehlo()
+        if settings.smtp_security is Security.starttls:
+            smtp.starttls(context=ssl.create_default_context())
+            smtp.ehlo()
+        if access.password:
+            smtp.login(settings.username, access.password)
+    except BaseException:
+        smtp.close()
+        raise
+    return smtp
+
+
+def check_smtp(access: MailAccess, address: str) -> None:
+    """Connect and log in, send nothing."""
+    try:
+        _close(_open_smtp(access, address))
+    except (OSError, smtplib.SMTPException) as error:
+        settings = access.settings
+        raise MailError(f"SMTP {settings.smtp_host}:{settings.smtp_port}: {error}") from error
+
+
+def _close(smtp: smtplib.SMTP) -> None:
+    try:
+        smtp.quit()
+    except (OSError, smtplib.SMTPException):
+        smtp.close()
+
+
+def send(access: MailAccess, address: str, message: EmailMessage) -> dict[str, Any]:
+    """Deliver to the SMTP server; returns the server's reply to the message data. Raises
+    `MailError` unless every recipient and the data were accepted."""
+    settings = access.settings
+    recipients = [
+        addr.addr_spec
+        for field in ("To", "Cc", "Bcc")
+        for addr in getattr(message.get(field), "addresses", ())
+    ]
+    payload = message.as_bytes(policy=email.policy.SMTP)
+    smtp: smtplib.SMTP | None = None
+    try:
+        smtp = _open_smtp(access, address)
+        code, reply = smtp.mail(settings.from_address)
+        if code != 250:
+            raise MailError(f"SMTP refused the sender: {code} {reply.decode(errors='replace')}")
+        for recipient in recipients:
+            code, reply = smtp.rcpt(recipient)
+            if code not in (250, 251):
+                raise MailError(
+                    f"SMTP refused {recipient}: {code} {reply.decode(errors='replace')}"
+                )
+        code, reply = smtp.data(payload)
+        if code != 250:
+            raise MailError(f"SMTP refused the message: {code} {reply.decode(errors='replace')}")
+        return {"smtp_code": code, "smtp_reply": reply.decode(errors="replace")}
+    except (OSError, smtplib.SMTPException) as error:
+        raise MailError(f"SMTP {settings.smtp_host}:{settings.smtp_port}: {error}") from error
+    finally:
+        if smtp is not None:
+            _close(smtp)
