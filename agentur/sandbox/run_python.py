@@ -59,6 +59,7 @@ class SandboxLimits:
     max_processes: int = 32
     max_output_bytes: int = 1024 * 1024
     max_file_bytes: int = 50 * 1024 * 1024
+    max_output_files: int = 50
     uid: int = 65534
 
     @classmethod
@@ -70,6 +71,7 @@ class SandboxLimits:
             max_processes=settings.sandbox_max_processes,
             max_output_bytes=settings.sandbox_max_output_bytes,
             max_file_bytes=settings.sandbox_max_file_bytes,
+            max_output_files=settings.sandbox_max_output_files,
             uid=settings.sandbox_uid,
         )
 
@@ -245,8 +247,9 @@ def safe_name(name: str) -> str:
 
 
 def _collect(scratch: Path, inputs: dict[str, bytes], limits: SandboxLimits) -> dict[str, bytes]:
-    """New or changed regular files, never following links (a symlink to a host path would
-    otherwise be read outside the sandbox, by us)."""
+    """New or changed regular files at the top of the scratch directory (subdirectories are
+    not saved), never following links (a symlink to a host path would otherwise be read outside
+    the sandbox, by us)."""
     found: dict[str, bytes] = {}
     total = 0
     for entry in sorted(os.scandir(scratch), key=lambda e: e.name):
@@ -259,6 +262,11 @@ def _collect(scratch: Path, inputs: dict[str, bytes], limits: SandboxLimits) -> 
         if inputs.get(entry.name) == data:
             continue
         total += len(data)
+        if len(found) >= limits.max_output_files:
+            raise SandboxLimitError(
+                f"the code left more than {limits.max_output_files} new or changed files "
+                "(AGENTUR_SANDBOX_MAX_OUTPUT_FILES); nothing was saved"
+            )
         if total > limits.max_file_bytes:
             raise SandboxLimitError(
                 f"the files written add up to more than {limits.max_file_bytes} bytes "

@@ -43,6 +43,13 @@ class SandboxSettings(PartSettings):
         description="Largest file a run may write (RLIMIT_FSIZE); also the cap on the sum of "
         "files saved back to the workspace.",
     )
+    sandbox_max_output_files: int = Field(
+        default=50,
+        ge=1,
+        le=1000,
+        description="Files one run may leave in its working directory to be saved back; more "
+        "and nothing is saved.",
+    )
     sandbox_uid: int = Field(
         default=65534,
         ge=1,

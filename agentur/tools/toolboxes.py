@@ -8,6 +8,7 @@ round were already sent to the model.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -165,6 +166,9 @@ async def load_toolbox_environment(runtime: object, context: RequestContext) -> 
     """Feature codes of the caller's mandate; connections arrive with the connection issue."""
     from agentur.storage.models import FeatureInstance
 
+    # Probe the host's sandbox once in a thread, so the synchronous toolbox checks later in
+    # the run only read its cached answer.
+    await asyncio.to_thread(sandbox_unavailable)
     database = getattr(runtime, "database", None)
     if database is None:
         return ToolboxEnvironment()

@@ -128,6 +128,12 @@ async def test_a_huge_file_hits_the_file_size_limit() -> None:
         await run_python(code, {}, LIMITS)
 
 
+async def test_too_many_output_files_save_nothing() -> None:
+    code = "for i in range(60):\n    open(f'{i}.txt', 'w').write(str(i))\n"
+    with pytest.raises(SandboxLimitError, match="more than 50 new or changed files"):
+        await run_python(code, {}, LIMITS)
+
+
 async def test_a_symlink_to_a_host_file_is_not_saved(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("host secret")
