@@ -328,22 +328,21 @@ async def run_python(
         )
         overflow_wait = asyncio.ensure_future(overflow.wait())
         try:
-            done, _ = await asyncio.wait(
-                {readers, overflow_wait},
-                timeout=limits.wall_seconds,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            if not done:
-                raise SandboxLimitError(
-                    f"the code ran longer than the wall time limit of {limits.wall_seconds:g} s "
-                    "(AGENTUR_SANDBOX_WALL_SECONDS) and was stopped"
-                )
-            if overflow.is_set():
-                raise SandboxLimitError(
-                    f"the code printed more than {limits.max_output_bytes} bytes "
-                    "(AGENTUR_SANDBOX_MAX_OUTPUT_BYTES) and was stopped"
-                )
-            exit_code = await asyncio.wait_for(process.wait(), limits.wall_seconds)
+            # One deadline for everything: code that closes its pipes and keeps running is
+            # still stopped at the wall time limit.
+            async with asyncio.timeout(limits.wall_seconds):
+                await asyncio.wait({readers, overflow_wait}, return_when=asyncio.FIRST_COMPLETED)
+                if overflow.is_set():
+                    raise SandboxLimitError(
+                        f"the code printed more than {limits.max_output_bytes} bytes "
+                        "(AGENTUR_SANDBOX_MAX_OUTPUT_BYTES) and was stopped"
+                    )
+                exit_code = await process.wait()
+        except TimeoutError:
+            raise SandboxLimitError(
+                f"the code ran longer than the wall time limit of {limits.wall_seconds:g} s "
+                "(AGENTUR_SANDBOX_WALL_SECONDS) and was stopped"
+            ) from None
         finally:
             _kill(process)  # the PID namespace ends with bubblewrap, and the pipes with it
             overflow_wait.cancel()
@@ -366,7 +365,7 @@ def _raise_for_limit(exit_code: int, stderr: str, limits: SandboxLimits) -> None
             "(AGENTUR_SANDBOX_CPU_SECONDS) and was stopped"
         )
     tail = stderr[-2000:]
-    if exit_code != 0 and "MemoryError" in tail or "Cannot allocate memory" in tail:
+    if exit_code != 0 and ("MemoryError" in tail or "Cannot allocate memory" in tail):
         raise SandboxLimitError(
             f"the code needed more than the memory limit of {limits.memory_bytes} bytes "
             "(AGENTUR_SANDBOX_MEMORY_BYTES)"

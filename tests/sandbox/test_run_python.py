@@ -103,6 +103,14 @@ async def test_sleeping_is_stopped_by_the_wall_time_limit() -> None:
     assert time.monotonic() - started < 5
 
 
+async def test_closing_the_pipes_does_not_escape_the_wall_time_limit() -> None:
+    code = "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)\n"
+    started = time.monotonic()
+    with pytest.raises(SandboxLimitError, match="wall time limit of 1 s"):
+        await run_python(code, {}, SandboxLimits(wall_seconds=1.0))
+    assert time.monotonic() - started < 5
+
+
 async def test_a_memory_bomb_hits_the_memory_limit() -> None:
     with pytest.raises(SandboxLimitError, match="memory limit of 536870912 bytes"):
         await run_python("x = bytearray(2 * 1024**3)\n", {}, LIMITS)
