@@ -8,6 +8,8 @@ round were already sent to the model.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -17,6 +19,7 @@ from sqlalchemy import or_, select
 
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
+from agentur.tools.execute_code import sandbox_unavailable
 from agentur.tools.tool import Tool, ToolContext
 
 REQUEST_TOOLBOX = "request_toolbox"
@@ -29,6 +32,8 @@ class Toolbox:
     default_on: bool = False
     requires_connection: str | None = None
     requires_feature_code: str | None = None
+    # Why the host cannot run this toolbox's tools (e.g. no sandbox), or None.
+    host_check: Callable[[], str | None] | None = None
 
 
 TOOLBOXES: dict[str, Toolbox] = {
@@ -45,6 +50,11 @@ TOOLBOXES: dict[str, Toolbox] = {
         Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
         Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),
         Toolbox("jira", "Jira issues.", requires_connection="jira"),
+        Toolbox(
+            "code",
+            "Run Python (numpy, pandas) in an isolated sandbox on workspace files.",
+            host_check=sandbox_unavailable,
+        ),
         Toolbox("workflow", "Edit workflow graphs.", requires_feature_code="graphicalEditor"),
         Toolbox("trustee", "Trustee (fiduciary) data.", requires_feature_code="trustee"),
     )
@@ -60,6 +70,8 @@ class ToolboxEnvironment:
 
 
 def unavailable_reason(toolbox: Toolbox, environment: ToolboxEnvironment) -> str | None:
+    if toolbox.host_check and (why := toolbox.host_check()):
+        return why
     if toolbox.requires_connection and toolbox.requires_connection not in environment.connections:
         return f"toolbox {toolbox.id!r} needs a {toolbox.requires_connection} connection"
     if (
@@ -170,6 +182,9 @@ async def load_toolbox_environment(runtime: object, context: RequestContext) -> 
     from agentur.storage.models import FeatureInstance
     from agentur.storage.models.connections import Connection
 
+    # Probe the host's sandbox once in a thread, so the synchronous toolbox checks later in
+    # the run only read its cached answer.
+    await asyncio.to_thread(sandbox_unavailable)
     database = getattr(runtime, "database", None)
     if database is None:
         return ToolboxEnvironment()

@@ -236,9 +236,15 @@ class FileService:
         self, name: str, text: str, *, folder_id: str | None = None, **options: object
     ) -> File:
         """Create a text file from a string (the agent's write path)."""
+        return await self.write_bytes(name, text.encode(), folder_id=folder_id, **options)
+
+    async def write_bytes(
+        self, name: str, data: bytes, *, folder_id: str | None = None, **options: object
+    ) -> File:
+        """Create a file from bytes a tool produced (sandbox output, rendered documents)."""
         return await self.upload(
             name,
-            _one_chunk(text.encode()),
+            _one_chunk(data),
             folder_id=folder_id,
             **options,  # type: ignore[arg-type]
         )

@@ -10,7 +10,7 @@ from agentur.knowledge.udm import Document
 from agentur.workspace.text_window import decode_text
 
 # Bump when an extractor changes its output: every file is then re-indexed.
-PARSER_VERSION = 1
+PARSER_VERSION = 2  # 2: OCR of scanned PDF pages and images
 
 SUFFIX_FORMATS = {
     ".pdf": "pdf",
@@ -23,6 +23,11 @@ SUFFIX_FORMATS = {
     ".tsv": "csv",
     ".xlsx": "xlsx",
     ".json": "json",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
 MIME_FORMATS = {
     "application/pdf": "pdf",
@@ -32,6 +37,9 @@ MIME_FORMATS = {
     "text/csv": "csv",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
     "application/json": "json",
+    "image/png": "image",
+    "image/jpeg": "image",
+    "image/tiff": "image",
 }
 
 
@@ -48,6 +56,10 @@ def extract(data: bytes, name: str, mime_type: str) -> Document:
             from agentur.knowledge.extract.pdf import extract_pdf
 
             return extract_pdf(data)
+        if kind == "image":
+            from agentur.knowledge.extract.ocr import extract_image
+
+            return extract_image(data)
         if kind == "docx":
             from agentur.knowledge.extract.docx import extract_docx
 

@@ -11,6 +11,8 @@ from collections import Counter
 from typing import Any
 
 from agentur.knowledge.extract.builder import DocumentBuilder
+from agentur.knowledge.extract.ocr import OcrLine, add_ocr_page, ocr_lines, unavailable_reason
+from agentur.knowledge.extract.ocr import settings as ocr_settings
 from agentur.knowledge.udm import ContentType, Document
 
 HEADING_RATIO = 1.15  # a line this much larger than the body size is a heading
@@ -28,6 +30,17 @@ def _inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]])
     return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
 
 
+def _ocr_if_scanned(page: Any, pages_read: int) -> list[OcrLine] | None:
+    """OCR lines of a page without a text layer (a scan), or None for a page with text. With
+    Tesseract missing a scan simply stays empty, as before OCR existed."""
+    ocr = ocr_settings()
+    if len(page.chars) >= ocr.ocr_min_page_chars or pages_read >= ocr.ocr_max_pages:
+        return None
+    if unavailable_reason() is not None:
+        return None
+    return ocr_lines(page.to_image(resolution=ocr.ocr_dpi).original.convert("RGB"))
+
+
 def extract_pdf(data: bytes) -> Document:
     import pdfplumber
 
@@ -36,7 +49,12 @@ def extract_pdf(data: bytes) -> Document:
         builder.page_count = len(pdf.pages)
         pages = []
         sizes: Counter[float] = Counter()
-        for page in pdf.pages:
+        scanned: dict[int, list[OcrLine]] = {}
+        for number, page in enumerate(pdf.pages, start=1):
+            if (lines := _ocr_if_scanned(page, len(scanned))) is not None:
+                scanned[number] = lines
+                pages.append(([], []))
+                continue
             tables = page.find_tables()
             boxes = [t.bbox for t in tables]
             outside = page.filter(lambda obj, boxes=boxes: not _inside(obj, boxes))  # type: ignore[misc]
@@ -49,7 +67,10 @@ def extract_pdf(data: bytes) -> Document:
             {s for s in sizes if body and s >= body * HEADING_RATIO}, reverse=True
         )
         for number, (lines, tables) in enumerate(pages, start=1):
-            _page_blocks(builder, number, lines, tables, heading_sizes)
+            if number in scanned:
+                add_ocr_page(builder, number, scanned[number])
+            else:
+                _page_blocks(builder, number, lines, tables, heading_sizes)
     return builder.build()
 
 

@@ -1,0 +1,82 @@
+"""OCR (K2): a scanned German PDF — text rendered to an image, the image made a PDF, no text
+layer — and a PNG photo become searchable text; hits carry their page for citations."""
+
+from __future__ import annotations
+
+import io
+import shutil
+
+import matplotlib
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from agentur.knowledge.extract import extract
+from agentur.knowledge.store import KnowledgeStore
+from agentur.runtime import Runtime
+from tests.knowledge.conftest import upload
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="Tesseract is not installed (.ci/run installs it)"
+)
+
+FONT = f"{matplotlib.get_data_path()}/fonts/ttf/DejaVuSans.ttf"
+PAGE_ONE = [
+    "Mietvertrag für Wohnräume",
+    "zwischen Frau Müller und Herrn Weiß",
+    "Die Wohnung liegt im dritten Stock",
+    "und umfasst vier Zimmer mit Küche.",
+    "Der Mietzins wird monatlich im Voraus",
+    "auf das Konto der Vermieterin bezahlt.",
+    "Die Nebenkosten werden jährlich",
+    "nach dem tatsächlichen Aufwand abgerechnet.",
+    "Haustiere sind nach Absprache erlaubt.",
+    "Die Hausordnung ist Bestandteil des Vertrags.",
+]
+PAGE_TWO = ["Die Kündigungsfrist beträgt drei Monate", "zum Ende eines Kalendermonats."]
+
+
+def _scan(lines: list[str]) -> Image.Image:
+    """A page 'scanned' at 150 dpi: black text on white, as a flatbed scanner gives it."""
+    page = Image.new("L", (1240, 1754), 255)
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(FONT, 36)
+    for number, line in enumerate(lines):
+        draw.text((120, 200 + number * 70), line, fill=0, font=font)
+    return page
+
+
+def _scanned_pdf() -> bytes:
+    out = io.BytesIO()
+    first, second = _scan(PAGE_ONE), _scan(PAGE_TWO)
+    first.save(out, "PDF", resolution=150, save_all=True, append_images=[second])
+    return out.getvalue()
+
+
+def test_a_scanned_pdf_has_text_per_page() -> None:
+    document = extract(_scanned_pdf(), "vertrag.pdf", "application/pdf")
+    assert document.page_count == 2
+    pages: dict[int | None, str] = {}
+    for block in document.blocks:
+        pages[block.page] = pages.get(block.page, "") + document.text[block.start : block.end]
+    assert "Kündigungsfrist beträgt drei Monate" in pages[2]
+    assert "Mietvertrag für Wohnräume" in pages[1]
+
+
+async def test_search_finds_a_phrase_of_a_scan_with_its_page(
+    runtime: Runtime, store: KnowledgeStore, tenants
+) -> None:
+    alice = await tenants.member()
+    scan = await upload(runtime, alice.context, "vertrag.pdf", _scanned_pdf())
+    photo = io.BytesIO()
+    _scan(["Quittung Bäckerei Zürich", "Total CHF 12.50"]).save(photo, "PNG")
+    receipt = await upload(runtime, alice.context, "quittung.png", photo.getvalue())
+    outcomes = await store.worker.run_until_idle()
+    assert sorted(o.status for o in outcomes) == ["indexed", "indexed"]
+
+    async with runtime.database.session() as session:
+        result = await store.search.search(session, "Kündigungsfrist drei Monate", alice.context)
+        hit = result.hits[0]
+        assert (hit.file_id, hit.page) == (scan.id, 2)
+        assert "Kündigungsfrist beträgt drei Monate" in hit.text
+        result = await store.search.search(session, "Quittung Bäckerei", alice.context)
+    assert (result.hits[0].file_id, result.hits[0].page) == (receipt.id, 1)
