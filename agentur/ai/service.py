@@ -146,29 +146,6 @@ class AiService:
             self.ranked_models(prepared.sent, prepared.config, prompt_tokens),
         )
 
-    async def _reserve(
-        self,
-        spec: ModelSpec,
-        prepared: PreparedRequest,
-        context: RequestContext,
-        prompt_tokens: int,
-        failures: Failures,
-    ) -> Reservation | None:
-        """This model's worst case held against the mandate's budget, or None when it does
-        not fit; a refusal is kept in `failures` for the final error (checked per candidate,
-        only when it is reached)."""
-        try:
-            return await self.billing.preflight(
-                spec,
-                prepared.config,
-                context,
-                input_tokens=prompt_tokens,
-                output_tokens=prepared.sent.options.max_output_tokens or 0,
-            )
-        except BudgetExceededError as refusal:
-            failures.refused(refusal)
-            return None
-
     async def _attempt(
         self,
         spec: ModelSpec,
@@ -178,13 +155,22 @@ class AiService:
         failures: Failures,
     ) -> tuple[PreparedRequest, Reservation] | None:
         """The request as this candidate gets it (with its output limit) and its worst case
-        held against the budget, or None when it is skipped: its server timed out on this
-        prompt before, or the mandate cannot pay."""
+        held against the mandate's budget, or None when it is skipped: its server timed out on
+        this prompt before, or the mandate cannot pay (the refusal is kept in `failures` for
+        the final error; checked per candidate, only when it is reached)."""
         if failures.gave_up_on(spec):
             return None
         attempt = limited(prepared, spec, prompt_tokens)
-        reservation = await self._reserve(spec, attempt, context, prompt_tokens, failures)
-        if reservation is None:
+        try:
+            reservation = await self.billing.preflight(
+                spec,
+                attempt.config,
+                context,
+                input_tokens=prompt_tokens,
+                output_tokens=attempt.sent.options.max_output_tokens or 0,
+            )
+        except BudgetExceededError as refusal:
+            failures.refused(refusal)
             return None
         return attempt, reservation
 
