@@ -13,6 +13,8 @@ import schemathesis
 from pydantic import BaseModel, ValidationError
 
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
+from agentur.connections.kinds import validate_settings
+from agentur.errors import InvalidInputError
 from agentur.workspace.file_attributes import MAX_TAGS
 
 # Bodies checked by the assistant's own model: unique ids, references between steps, desks
@@ -82,6 +84,20 @@ def _upload_rules_kept(case: Any) -> bool:
     return sum(len(str(value).split(",")) for value in values) <= MAX_TAGS
 
 
+def _connection_settings_fit(method: str, body: Any) -> bool:
+    """A connection's `settings` follow its kind (each kind's own model); a PATCH merges them
+    into the current settings, so only the stored kind can judge them."""
+    if not isinstance(body, dict) or "settings" not in body:
+        return True
+    if method == "PATCH":
+        return body.get("settings") is None
+    try:
+        validate_settings(str(body.get("kind")), body.get("settings") or {})
+    except InvalidInputError:
+        return False
+    return True
+
+
 @schemathesis.hook
 def filter_case(context: Any, case: Any) -> bool:
     # Case-level, so the rules hold in every phase (coverage cases skip the per-part hooks).
@@ -90,6 +106,8 @@ def filter_case(context: Any, case: Any) -> bool:
         return _usage_interval_ordered(case.query)
     if path == "/v1/files" and method == "POST":
         return _upload_rules_kept(case)
+    if path.startswith("/v1/connections"):
+        return _connection_settings_fit(method, case.body)
     if method in ("POST", "PUT"):
         return _keeps_definition_rules(path, case.body)
     return True

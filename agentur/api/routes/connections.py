@@ -3,16 +3,17 @@ admin-managed). Credentials are write-only: accepted on create and change, never
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
+from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.connections.check_connection import check_connection
-from agentur.connections.kinds import Credentials
+from agentur.connections.kinds import KIND_SETTINGS, Credentials
 from agentur.connections.service import (
     ConnectionChange,
     ConnectionService,
@@ -31,6 +32,11 @@ def get_service(runtime: RuntimeDep, session: SessionDep, context: ContextDep) -
 ServiceDep = Annotated[ConnectionService, Depends(get_service)]
 
 
+# The schema names the kinds there are, so clients (and schemathesis) see them.
+ConnectionKind = Literal[tuple(sorted(KIND_SETTINGS))]  # type: ignore[valid-type]
+DisplayName = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]
+
+
 class ConnectionOut(BaseModel):
     id: str
     kind: str
@@ -43,16 +49,18 @@ class ConnectionOut(BaseModel):
 
 
 class ConnectionCreate(BaseModel):
-    kind: str = Field(description="'mail', 'webdav', 'jira', 'clickup' or 'microsoft'.")
-    display_name: str
-    settings: dict[str, Any]
+    kind: ConnectionKind = Field(
+        description="What the connection reaches; `settings` follow the kind."
+    )
+    display_name: DisplayName
+    settings: dict[str, Any] = Field(description="The kind's settings (checked per kind).")
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
     shared: bool = Field(default=False, description="For the whole mandate (admins only).")
     neutralize: bool = Field(default=False, description="Files taken from here are neutralized.")
 
 
 class ConnectionUpdate(BaseModel):
-    display_name: str | None = None
+    display_name: DisplayName | None = None
     settings: dict[str, Any] | None = Field(default=None, description="Merged into the current.")
     credentials: Credentials | None = None
     neutralize: bool | None = None

@@ -3,7 +3,7 @@ imports and read queries. An instance of another mandate is 404, like a missing 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Path, UploadFile, status
 from pydantic import BaseModel, Field
@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import ForbiddenError, InvalidInputError, TooLargeError
-from agentur.features.instances import create_instance, list_instances
+from agentur.features.instances import FEATURES, create_instance, list_instances
 from agentur.features.query_tables import AggregateArguments, QueryArguments
 
 router = APIRouter(prefix="/features", tags=["features"], responses=AUTHENTICATED)
@@ -20,8 +20,11 @@ InstanceId = Annotated[str, Path(max_length=36, description="A feature instance 
 TableName = Annotated[str, Path(max_length=64, description="A table of the instance's feature.")]
 
 
+FeatureCode = Literal[tuple(sorted(FEATURES))]  # type: ignore[valid-type]
+
+
 class InstanceCreate(BaseModel):
-    feature_code: str = Field(max_length=64, description="The feature, e.g. trustee.")
+    feature_code: FeatureCode = Field(description="The feature.")
     name: str = Field(default="", max_length=200)
     agent_hints: str | None = Field(
         default=None, max_length=4000, description="Domain hints for the feature-data sub-agent."
