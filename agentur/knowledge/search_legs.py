@@ -54,7 +54,7 @@ async def vector_leg(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    oversample: int = 4,
+    oversample: int = 2,
 ) -> list[int]:
     """Nearest chunks the caller may see. The index answers first (HNSW / bit KNN within the
     caller's tenant partition plus global), the visibility filter runs on those candidates;

@@ -59,7 +59,7 @@ class KnowledgeSettings(PartSettings):
         "within it find candidates, common ones only add to their score; bounds latency.",
     )
     knowledge_vector_oversample: int = Field(
-        default=4,
+        default=2,
         ge=1,
         le=100,
         description="SQLite: candidates per wanted hit that the one-bit vector index hands to "

@@ -141,7 +141,10 @@ async def nearest(
     oversample: int,
 ) -> list[int]:
     """Chunk ids of `model` in `partitions`, nearest first: `oversample` × k candidates by
-    bits, the best k of them by exact cosine distance."""
+    bits (per partition: sqlite-vec takes k from each), the best k by exact cosine distance.
+    Measured at 100k chunks (bench/search_scale.py): oversample 1 / 2 / 4 → recall@10 vs
+    exact 0.980 / 0.993 / 0.998 at 20 / 23 / 36 ms CPU per vector search (sqlite-vec's top-k
+    upkeep grows with k)."""
     dims = len(vector)
     stored = await _stored_centre(session, dims)
     if stored is None:  # no vector of this dimension was ever written
