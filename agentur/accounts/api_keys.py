@@ -2,7 +2,15 @@
 
 A key reads `agt_<lookup>_<secret>`. The lookup part finds the row; only the SHA-256 of the
 secret is stored. The secret has 256 bits of entropy, so a fast hash is enough (no password
-stretching needed), and `hmac.compare_digest` keeps the comparison constant-time.
+stretching needed; hashing costs about a microsecond), and `hmac.compare_digest` keeps the
+comparison constant-time.
+
+Every request checks its key against the database in one query (key, user and membership
+joined), with no in-memory cache of verified keys: a key revoked by `agentur keys revoke` (another
+process) or on another worker must stop working on the very next request, which no
+per-process cache could promise. `last_used_at` is written at most once per
+LAST_USED_RESOLUTION, so a read request normally writes nothing (on SQLite a write per request
+would serialize all requests behind the one writer).
 """
 
 from __future__ import annotations
@@ -11,16 +19,16 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.accounts.directory import find_membership
 from agentur.errors import AuthenticationError, NotFoundError
 from agentur.storage.models import ApiKey, Membership, User, utc_now
 
 PREFIX = "agt"
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +90,21 @@ async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
     lookup_id, _, secret = rest.partition("_")
     if prefix != PREFIX or not lookup_id or not secret:
         raise failure
-    row = (
-        await session.execute(select(ApiKey).where(ApiKey.lookup_id == lookup_id))
-    ).scalar_one_or_none()
+    found = (
+        await session.execute(
+            select(ApiKey, User, Membership)
+            .join(User, User.id == ApiKey.user_id)
+            .outerjoin(
+                Membership,
+                and_(
+                    Membership.user_id == ApiKey.user_id,
+                    Membership.mandate_id == ApiKey.mandate_id,
+                ),
+            )
+            .where(ApiKey.lookup_id == lookup_id)
+        )
+    ).first()
+    row, user, membership = found if found is not None else (None, None, None)
     # Compare against a dummy hash when the row is missing, so timing does not reveal it.
     expected = row.secret_hash if row else _hash("")
     if not hmac.compare_digest(expected, _hash(secret)) or row is None:
@@ -92,9 +112,8 @@ async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
     now = utc_now()
     if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
         raise failure
-    user = await session.get(User, row.user_id)
-    membership = await find_membership(session, row.user_id, row.mandate_id)
     if user is None or not user.is_active or membership is None:
         raise failure
-    row.last_used_at = now
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
+        row.last_used_at = now
     return Principal(user=user, membership=membership, api_key=row)

@@ -27,7 +27,11 @@ from agentur.workspace.folders import FolderService
 TRUE_VALUES = {"1", "true", "yes", "on"}
 
 
-def get_runtime(request: Request) -> Runtime:
+# Dependencies are `async def` even where they do not await: FastAPI runs a plain `def` one in
+# its thread pool, a thread round trip per dependency and request for nothing.
+
+
+async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
@@ -75,7 +79,8 @@ async def get_request_context(
         if instance is None:
             raise ForbiddenError("X-Feature-Instance names no feature instance of your mandate")
         feature_instance_id = instance.id
-    await session.commit()  # records last_used_at
+    if session.dirty:  # last_used_at moved on (at most once a minute per key)
+        await session.commit()
     context = RequestContext(
         user_id=principal.user.id,
         mandate_id=principal.membership.mandate_id,
@@ -95,17 +100,19 @@ async def get_request_context(
 ContextDep = Annotated[RequestContext, Depends(get_request_context)]
 
 
-def get_file_service(runtime: RuntimeDep, session: SessionDep, context: ContextDep) -> FileService:
+async def get_file_service(
+    runtime: RuntimeDep, session: SessionDep, context: ContextDep
+) -> FileService:
     return FileService(session, runtime.blobs, context, runtime.workspace_limits)
 
 
-def get_folder_service(
+async def get_folder_service(
     session: SessionDep, context: ContextDep, runtime: RuntimeDep
 ) -> FolderService:
     return FolderService(session, context, runtime.settings.max_name_length)
 
 
-def get_workflow_service(session: SessionDep, context: ContextDep) -> WorkflowService:
+async def get_workflow_service(session: SessionDep, context: ContextDep) -> WorkflowService:
     return WorkflowService(session, context)
 
 

@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy import select
 
-from agentur.accounts.bootstrap import LOCAL_ADMIN_EMAIL
-from agentur.agent.config import AgentConfig
-from agentur.agent.events import AgentEvent, EventType
-from agentur.agent.run_agent import run_agent
-from agentur.ai.model_spec import Capability
 from agentur.context import RequestContext, Role, resolve_timezone
 from agentur.errors import AgenturError, NotFoundError
-from agentur.runtime import Runtime
-from agentur.storage.models import Membership, User
+
+if TYPE_CHECKING:  # imported where used: `agentur --help` stays fast
+    from agentur.agent.events import AgentEvent
+    from agentur.runtime import Runtime
 
 ARGUMENT_PREVIEW_CHARS = 120
 
 
 async def _local_context(runtime: Runtime, email: str | None, timezone: str) -> RequestContext:
+    from sqlalchemy import select
+
+    from agentur.accounts.bootstrap import LOCAL_ADMIN_EMAIL
+    from agentur.storage.models import Membership, User
+
     async with runtime.database.session() as session:
         query = select(User, Membership).join(Membership, Membership.user_id == User.id)
         query = query.where(User.email == (email or LOCAL_ADMIN_EMAIL))
@@ -42,6 +43,8 @@ async def _local_context(runtime: Runtime, email: str | None, timezone: str) -> 
 
 
 def _print_event(event: AgentEvent) -> None:
+    from agentur.agent.events import EventType
+
     data = event.data
     if event.type is EventType.chunk:
         typer.echo(data["text"], nl=False)
@@ -80,6 +83,9 @@ def register(app: typer.Typer) -> None:
         timezone: Annotated[str, typer.Option(help="IANA time zone for the prompt.")] = "UTC",
     ) -> None:
         """Run one agent turn and print its text, tool activity and a summary."""
+        from agentur.agent.config import AgentConfig
+        from agentur.agent.run_agent import run_agent
+        from agentur.ai.model_spec import Capability
         from agentur.cli.main import fail, run_with_runtime
 
         async def work(runtime: Runtime) -> str:

@@ -7,22 +7,17 @@ raising the alert), 1 on errors.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy import or_, select
 
-from agentur.ai.service import AiService
-from agentur.assistant.nightly_replay import next_run, replay_all, run_schedule
-from agentur.assistant.replay import ReplayReport, read_labels, run_replay
-from agentur.assistant.settings import AssistantSettings
-from agentur.context import utc_now
 from agentur.errors import InvalidInputError, NotFoundError
-from agentur.runtime import Runtime
-from agentur.storage.models import Mandate
-from agentur.storage.models.assistant import Assistant
+
+if TYPE_CHECKING:  # imported where used: `agentur --help` stays fast
+    from agentur.ai.service import AiService
+    from agentur.assistant.replay import ReplayReport
+    from agentur.runtime import Runtime
 
 EXIT_CHANGED = 3
 assistants_app = typer.Typer(no_args_is_help=True, help="Visitor assistants.")
@@ -34,6 +29,11 @@ def ai_for(runtime: Runtime) -> AiService:
 
 
 async def _find(runtime: Runtime, key: str, mandate: str | None) -> str:
+    from sqlalchemy import or_, select
+
+    from agentur.storage.models import Mandate
+    from agentur.storage.models.assistant import Assistant
+
     async with runtime.database.session() as session:
         query = select(Assistant).where(or_(Assistant.id == key, Assistant.name == key))
         if mandate:
@@ -63,6 +63,10 @@ def register(app: typer.Typer) -> None:
         ] = True,
     ) -> None:
         """Run labelled messages through the pre-flight and compare with the last replay."""
+        from agentur.assistant.replay import read_labels, run_replay
+        from agentur.assistant.settings import AssistantSettings
+        from agentur.storage.models.assistant import Assistant
+
         settings = AssistantSettings()
 
         async def work(runtime: Runtime) -> ReplayReport:
@@ -92,6 +96,12 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Run the nightly replay schedule (AGENTUR_ASSISTANT_REPLAY_TIME / _TIMEZONE)."""
+        import asyncio
+
+        from agentur.assistant.nightly_replay import next_run, replay_all, run_schedule
+        from agentur.assistant.settings import AssistantSettings
+        from agentur.context import utc_now
+
         settings = AssistantSettings()
 
         async def work(runtime: Runtime) -> list[ReplayReport]:

@@ -13,17 +13,16 @@ import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from agentur.accounts.bootstrap import ensure_local_admin
 from agentur.cli.agent_commands import _local_context
 from agentur.errors import InvalidInputError
-from agentur.knowledge.store import knowledge_store
-from agentur.runtime import Runtime
-from agentur.workspace.files import FileService, OnConflict
-from agentur.workspace.scopes import Scope
+from agentur.workspace.scope_names import Scope
+
+if TYPE_CHECKING:  # imported where used: `agentur --help` stays fast
+    from agentur.runtime import Runtime
 
 SLASH_IN_NAMES = " ∕ "  # U+2215: names may not contain '/', the path stays readable
 
@@ -84,6 +83,9 @@ def register(app: typer.Typer) -> None:
         worker: Annotated[bool, typer.Option(help="Run the background indexer.")] = False,
     ) -> None:
         """Upload and index files or folders (unchanged files are skipped)."""
+        from agentur.accounts.bootstrap import ensure_local_admin
+        from agentur.knowledge.store import knowledge_store
+        from agentur.workspace.files import FileService, OnConflict
 
         async def work(runtime: Runtime) -> None:
             store = knowledge_store(runtime)
@@ -124,6 +126,8 @@ def register(app: typer.Typer) -> None:
         user: Annotated[str | None, typer.Option(help="Email of the searcher.")] = None,
     ) -> None:
         """Hybrid search over the indexed files you may see."""
+        from agentur.accounts.bootstrap import ensure_local_admin
+        from agentur.knowledge.store import knowledge_store
 
         async def work(runtime: Runtime) -> None:
             await ensure_local_admin(runtime.database, runtime.settings.admin_key_path)

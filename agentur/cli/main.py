@@ -3,25 +3,22 @@
 Errors print one line to stderr and exit with status 1.
 """
 
+# Commands import what they need inside their function: `agentur --help` then loads typer and
+# little else (tests/cli/test_cli_help.py keeps it so).
+
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
 from functools import wraps
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from agentur.accounts import directory
-from agentur.accounts.api_keys import issue_api_key, revoke_api_key
-from agentur.accounts.bootstrap import ensure_local_admin
-from agentur.config import Settings
 from agentur.context import Role
 from agentur.errors import AgenturError
-from agentur.runtime import Runtime
-from agentur.workspace.blob_garbage import sweep_unreferenced_blobs
+
+if TYPE_CHECKING:
+    from agentur.runtime import Runtime
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -45,6 +42,11 @@ def fail(message: str) -> None:
 
 def run_with_runtime(work: Callable[[Runtime], Awaitable[T]]) -> T:
     """Run `work` against a migrated runtime; domain errors become one line and exit 1."""
+
+    import asyncio
+
+    from agentur.config import Settings
+    from agentur.runtime import Runtime
 
     async def main() -> T:
         runtime = Runtime.from_settings(Settings())
@@ -79,10 +81,15 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default from settings).")] = None,
 ) -> None:
     """Migrate the database, create a local admin on first start, and serve the API."""
+    import logging
+
     import uvicorn
 
+    from agentur.accounts.bootstrap import ensure_local_admin
     from agentur.api.app import create_app
     from agentur.api.http_protocol import ProblemHttpProtocol
+    from agentur.config import Settings
+    from agentur.workspace.blob_garbage import sweep_unreferenced_blobs
 
     settings = Settings()
     logging.basicConfig(level=settings.log_level.upper())
@@ -123,6 +130,7 @@ def db_upgrade() -> None:
 @cli_errors
 def blobs_gc() -> None:
     """Remove file bytes no file uses any more (past AGENTUR_BLOB_GRACE_SECONDS)."""
+    from agentur.workspace.blob_garbage import sweep_unreferenced_blobs
 
     async def sweep(runtime: Runtime) -> int:
         return await sweep_unreferenced_blobs(runtime.database, runtime.blobs)
@@ -139,6 +147,7 @@ def users_create(
     name: Annotated[str, typer.Option(help="Display name.")] = "",
 ) -> None:
     """Create a user as a member of a mandate."""
+    from agentur.accounts import directory
 
     async def create(runtime: Runtime) -> str:
         async with runtime.database.transaction() as session:
@@ -156,6 +165,7 @@ def users_create(
 @cli_errors
 def mandates_create(name: str) -> None:
     """Create a mandate (tenant)."""
+    from agentur.accounts import directory
 
     async def create(runtime: Runtime) -> str:
         async with runtime.database.transaction() as session:
@@ -175,6 +185,10 @@ def keys_create(
     ] = None,
 ) -> None:
     """Issue an API key; it is printed once and never stored in plain text."""
+    from datetime import UTC, datetime, timedelta
+
+    from agentur.accounts import directory
+    from agentur.accounts.api_keys import issue_api_key
 
     async def create(runtime: Runtime) -> str:
         async with runtime.database.transaction() as session:
@@ -197,6 +211,7 @@ def keys_create(
 @cli_errors
 def keys_revoke(key_id: str) -> None:
     """Revoke a key by its id (or by the key itself)."""
+    from agentur.accounts.api_keys import revoke_api_key
 
     async def revoke(runtime: Runtime) -> None:
         async with runtime.database.transaction() as session:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from agentur.knowledge.sqlite_vectors import bits_table, ensure_bits_table, write_vectors
 from agentur.storage.models.knowledge import ContentChunk
 
 GLOBAL_PARTITION = "global"
@@ -33,10 +34,6 @@ class ChunkRow:
     vector: list[float] | None
 
 
-def vector_table(dims: int) -> str:
-    return f"knowledge_vec_{int(dims)}"
-
-
 def partition_of(mandate_id: str, scope: str) -> str:
     """Vectors are partitioned by tenant; global files sit in a partition everyone searches."""
     return GLOBAL_PARTITION if scope == "global" else mandate_id
@@ -47,15 +44,10 @@ def is_sqlite(session: AsyncSession) -> bool:
 
 
 async def ensure_vector_storage(session: AsyncSession, dims: int) -> None:
-    """Create the per-dimension vector table (SQLite) or HNSW index (PostgreSQL) if missing."""
+    """Create the per-dimension bit index (SQLite) or HNSW index (PostgreSQL) if missing."""
     dims = int(dims)
     if is_sqlite(session):
-        await session.execute(
-            text(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vector_table(dims)} USING vec0("
-                f"part text partition key, embedding float[{dims}] distance_metric=cosine)"
-            )
-        )
+        await ensure_bits_table(session, dims)
     else:
         await session.execute(
             text(
@@ -68,10 +60,10 @@ async def ensure_vector_storage(session: AsyncSession, dims: int) -> None:
 
 async def sqlite_vector_tables(session: AsyncSession) -> list[int]:
     rows = await session.execute(
-        text("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'knowledge_vec_%'")
+        text("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'knowledge_bits_%'")
     )
     return [
-        int(name.rsplit("_", 1)[1]) for (name,) in rows if re.fullmatch(r"knowledge_vec_\d+", name)
+        int(name.rsplit("_", 1)[1]) for (name,) in rows if re.fullmatch(r"knowledge_bits_\d+", name)
     ]
 
 
@@ -93,7 +85,7 @@ async def delete_file_chunks(session: AsyncSession, file_id: str) -> None:
             )
             for dims in {row.embedding_dims for row in rows if row.embedding_dims}:
                 await session.execute(
-                    text(f"DELETE FROM {vector_table(dims)} WHERE rowid IN ({marks})")
+                    text(f"DELETE FROM {bits_table(dims)} WHERE rowid IN ({marks})")
                 )
     await session.execute(delete(ContentChunk).where(ContentChunk.file_id == file_id))
 
@@ -137,18 +129,12 @@ async def insert_chunks(
             text("INSERT INTO knowledge_chunks_fts(rowid, terms) VALUES (:id, :terms)"),
             [{"id": c.id, "terms": r.terms} for c, r in zip(chunks, rows, strict=True)],
         )
-        vectors = [
-            {"id": c.id, "part": partition_of(mandate_id, scope), "v": json.dumps(r.vector)}
-            for c, r in zip(chunks, rows, strict=True)
-            if r.vector
-        ]
-        if vectors:
-            await session.execute(
-                text(
-                    f"INSERT INTO {vector_table(dims or 0)}(rowid, part, embedding) "
-                    "VALUES (:id, :part, :v)"
-                ),
-                vectors,
+        if dims:
+            part = partition_of(mandate_id, scope)
+            await write_vectors(
+                session,
+                dims,
+                [(c.id, part, r.vector) for c, r in zip(chunks, rows, strict=True) if r.vector],
             )
         return
     # One statement for the whole file: the term-statistics trigger then runs once, not per row.
@@ -179,7 +165,7 @@ async def sweep_orphans(session: AsyncSession) -> None:
     for dims in await sqlite_vector_tables(session):
         await session.execute(
             text(
-                f"DELETE FROM {vector_table(dims)} "
+                f"DELETE FROM {bits_table(dims)} "
                 "WHERE rowid NOT IN (SELECT id FROM knowledge_chunks)"
             )
         )

@@ -103,7 +103,13 @@ class KnowledgeSearch:
                 else:
                     model = self.embedder.model
                 rankings[VECTOR] = await vector_leg(
-                    session, query_vector, model, context, filters, candidates
+                    session,
+                    query_vector,
+                    model,
+                    context,
+                    filters,
+                    candidates,
+                    self.settings.knowledge_vector_oversample,
                 )
             except EmbeddingUnavailable as error:
                 vector_error = str(error)

@@ -14,7 +14,8 @@ from sqlalchemy import ColumnElement, column, select, table, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
-from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite, vector_table
+from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite
+from agentur.knowledge.sqlite_vectors import nearest
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 from agentur.workspace.scopes import visible_files
@@ -53,17 +54,18 @@ async def vector_leg(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
+    oversample: int = 2,
 ) -> list[int]:
-    """Nearest chunks the caller may see. The index answers first (HNSW / vec0 KNN within the
+    """Nearest chunks the caller may see. The index answers first (HNSW / bit KNN within the
     caller's tenant partition plus global), the visibility filter runs on those candidates;
-    when it leaves fewer than `limit`, the candidate set grows."""
+    when it leaves fewer than `limit`, the candidate set grows. `oversample` (SQLite): bit-index
+    candidates per wanted hit that exact cosine ranks."""
     conditions = filters.conditions(context)
-    # sqlite-vec scans every vector and its top-k upkeep grows with k (100k × 384: 73 ms CPU
-    # at k=50, 97 ms at k=200), so it starts at `limit` and widens only when filters eat hits;
-    # HNSW's recall wants the oversampling.
+    # SQLite oversamples inside `nearest` (bits → exact cosine), so it asks for `limit`; the
+    # top-k upkeep of sqlite-vec grows with k.
     k = limit if is_sqlite(session) else max(limit * KNN_GROWTH, 50)
     while True:
-        candidates = await _knn(session, vector, model, context, k)
+        candidates = await _knn(session, vector, model, context, k, oversample)
         if not candidates:
             return []
         allowed = set(
@@ -83,35 +85,17 @@ async def vector_leg(
 
 
 async def _knn(
-    session: AsyncSession, vector: list[float], model: str, context: RequestContext, k: int
+    session: AsyncSession,
+    vector: list[float],
+    model: str,
+    context: RequestContext,
+    k: int,
+    oversample: int,
 ) -> list[int]:
     dims = len(vector)
     if is_sqlite(session):
-        name = vector_table(dims)
-        exists = await session.scalar(
-            text("SELECT count(*) FROM sqlite_master WHERE name = :name"), {"name": name}
-        )
-        if not exists:
-            return []
-        rows = (
-            await session.execute(
-                text(
-                    # The KNN stays alone in its subquery (sqlite-vec plans `k = ?` there).
-                    f"SELECT near.rowid FROM (SELECT rowid, distance FROM {name} "
-                    "WHERE embedding MATCH :v AND k = :k AND part IN (:mine, :everyone)) AS near "
-                    "JOIN knowledge_chunks c ON c.id = near.rowid "
-                    "WHERE c.embedding_model = :model ORDER BY near.distance"
-                ),
-                {
-                    "v": json.dumps(vector),
-                    "k": k,
-                    "mine": context.mandate_id,
-                    "everyone": GLOBAL_PARTITION,
-                    "model": model,
-                },
-            )
-        ).all()
-        return [row[0] for row in rows]
+        parts = (context.mandate_id, GLOBAL_PARTITION)
+        return await nearest(session, vector, model, parts, k, oversample)
     await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
     await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, min(k, 1000))}"))
     # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.

@@ -58,6 +58,13 @@ class KnowledgeSettings(PartSettings):
         description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
         "within it find candidates, common ones only add to their score; bounds latency.",
     )
+    knowledge_vector_oversample: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="SQLite: candidates per wanted hit that the one-bit vector index hands to "
+        "exact cosine ranking; higher finds more of the exact nearest, slower.",
+    )
     knowledge_max_search_limit: int = Field(
         default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
     )

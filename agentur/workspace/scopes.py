@@ -12,19 +12,13 @@ non-personal files of their mandate. Moving stays with the owner, as folders are
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from sqlalchemy import ColumnElement, and_, false, or_
 
 from agentur.context import RequestContext
 from agentur.storage.models import File
+from agentur.workspace.scope_names import Scope
 
-
-class Scope(StrEnum):
-    personal = "personal"
-    feature_instance = "feature_instance"
-    mandate = "mandate"
-    global_ = "global"
+__all__ = ["Scope", "can_change", "check_scope_allowed", "visible_files"]
 
 
 def visible_files(context: RequestContext) -> ColumnElement[bool]:

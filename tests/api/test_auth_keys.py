@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import delete, select, text
 
-from agentur.accounts.api_keys import issue_api_key, revoke_api_key
+from agentur.accounts.api_keys import LAST_USED_RESOLUTION, issue_api_key, revoke_api_key
 from agentur.runtime import Runtime
 from agentur.storage.models import ApiKey, Base, Membership, User
 from tests.api.files_helpers import assert_problem
@@ -89,6 +89,44 @@ async def test_deactivated_user_or_removed_member_loses_access(
         await session.execute(delete(Membership).where(Membership.user_id == bob.user_id))
     _assert_unauthorized(await client.get("/v1/me", headers=alice.headers), GENERIC)
     _assert_unauthorized(await client.get("/v1/files", headers=bob.headers), GENERIC)
+
+
+async def test_a_key_revoked_elsewhere_fails_on_the_next_request(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    """No verified-key cache may outlive a revoke made by another process or worker."""
+    alice = await tenants.member()
+    for _ in range(3):  # used, so anything that could remember it has seen it
+        assert (await client.get("/v1/files", headers=alice.headers)).status_code == 200
+    lookup = alice.key.split("_")[1]
+    async with runtime.database.transaction() as session:  # as `agentur keys revoke` does
+        key_id = await session.scalar(select(ApiKey.id).where(ApiKey.lookup_id == lookup))
+        assert key_id is not None
+        await revoke_api_key(session, key_id)
+    _assert_unauthorized(await client.get("/v1/files", headers=alice.headers), GENERIC)
+
+
+async def test_last_used_at_is_written_at_most_once_per_resolution(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    alice = await tenants.member()
+
+    async def last_used() -> datetime | None:
+        async with runtime.database.session() as session:
+            return await session.scalar(select(ApiKey.last_used_at))
+
+    assert await last_used() is None
+    assert (await client.get("/v1/me", headers=alice.headers)).status_code == 200
+    first = await last_used()
+    assert first is not None
+    assert (await client.get("/v1/me", headers=alice.headers)).status_code == 200
+    assert await last_used() == first  # a read request wrote nothing
+    stale = first - LAST_USED_RESOLUTION - timedelta(seconds=1)
+    async with runtime.database.transaction() as session:
+        (await session.execute(select(ApiKey))).scalar_one().last_used_at = stale
+    assert (await client.get("/v1/me", headers=alice.headers)).status_code == 200
+    refreshed = await last_used()
+    assert refreshed is not None and refreshed >= first
 
 
 async def test_keys_are_stored_hashed_only(

@@ -269,6 +269,11 @@ async def test_list_filters_and_paging(client: httpx.AsyncClient, tenants: Tenan
     page = await client.get("/v1/files", params={"limit": 2, "offset": 1}, headers=alice.headers)
     body = page.json()
     assert (body["total"], body["limit"], body["offset"], len(body["items"])) == (5, 2, 1, 2)
+    # The total rides on the page's rows; a page past the end still reports it.
+    past = await client.get("/v1/files", params={"offset": 7}, headers=alice.headers)
+    assert (past.json()["total"], past.json()["items"]) == (5, [])
+    filtered = await client.get("/v1/files", params={"tag": "finance"}, headers=alice.headers)
+    assert filtered.json()["total"] == 2
     all_ids = [
         item["id"]
         for offset in range(0, 5, 2)
