@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import httpx
 import openai
 import pytest
 
+from agentur.ai.gateway_store import MemoryGatewayStore
+from agentur.ai.mandate_ai_settings import MandateAiConfig
 from agentur.ai.messages import Role, ToolCall
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.ai.wire_servers import WireServer, openai_stream
 from tests.conftest import Member, Tenants
@@ -213,3 +217,71 @@ async def test_proxies_to_an_openai_compatible_wire_server(
     sent = wire_server.last.json
     assert sent["tools"][0]["function"]["name"] == "get_weather"
     assert sent["messages"][-1] == {"role": "user", "content": "Weather in Genf?"}
+
+
+async def test_only_models_the_mandate_allows_are_listed_and_usable_and_calls_are_billed(
+    runtime: Runtime, tenants: Tenants, openai_client: Client
+) -> None:
+    specs = [
+        ModelSpec(
+            provider="scripted",
+            name=name,
+            capabilities=frozenset({Capability.tools, Capability.streaming}),
+            input_price_usd_per_mtok=1.0,
+            output_price_usd_per_mtok=2.0,
+        )
+        for name in ("allowed-model", "other-model")
+    ]
+    provider = ScriptedProvider([ScriptedTurn(text="ok")], model_specs=specs, fallback=None)
+    store = MemoryGatewayStore(AiSettings())
+    runtime.ai = AiService([provider], store=store)
+    member = await tenants.member()
+    store.configs[member.mandate_id] = replace(
+        MandateAiConfig.defaults(AiSettings()),
+        allowed_models=frozenset({"scripted:allowed-model"}),
+    )
+    client = openai_client(member)
+
+    ids = [model.id async for model in client.models.list()]
+    assert "scripted:allowed-model" in ids and "scripted:other-model" not in ids
+    with pytest.raises(openai.NotFoundError):
+        await client.chat.completions.create(
+            model="scripted:other-model", messages=[{"role": "user", "content": "Hi"}]
+        )
+    answer = await client.chat.completions.create(
+        model="scripted:allowed-model", messages=[{"role": "user", "content": "Hi"}]
+    )
+
+    assert answer.choices[0].message.content == "ok"
+    ((_, record),) = store.ledger
+    assert record.model == "scripted:allowed-model" and record.mandate_id == member.mandate_id
+
+
+async def test_a_stream_that_breaks_after_text_ends_in_an_error_the_client_raises(
+    runtime: Runtime, tenants: Tenants, openai_client: Client, wire_server: WireServer
+) -> None:
+    spec = ModelSpec(
+        provider="openai_compatible",
+        name="wire-model",
+        capabilities=frozenset({Capability.streaming}),
+        input_price_usd_per_mtok=1.0,
+        output_price_usd_per_mtok=2.0,
+    )
+    provider = OpenAICompatibleProvider(base_url=wire_server.base_url, models=[spec])
+    runtime.ai = AiService([provider])
+    wire_server.enqueue(openai_stream("Hel", "lo", " world").broken_after(2))
+    client = openai_client(await tenants.member())
+    received: list[str] = []
+    try:
+        stream = await client.chat.completions.create(
+            model="openai_compatible:wire-model",
+            messages=[{"role": "user", "content": "Hi"}],
+            stream=True,
+        )
+        with pytest.raises(openai.APIError, match="broke after text was sent"):
+            async for chunk in stream:
+                received.append(chunk.choices[0].delta.content or "")
+    finally:
+        await provider.aclose()
+
+    assert "".join(received) == "Hel"  # what arrived before the cut, nothing made up
