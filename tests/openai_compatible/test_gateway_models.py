@@ -285,3 +285,33 @@ async def test_a_stream_that_breaks_after_text_ends_in_an_error_the_client_raise
         await provider.aclose()
 
     assert "".join(received) == "Hel"  # what arrived before the cut, nothing made up
+
+
+async def test_tool_choice_decides_which_tools_the_model_is_offered(
+    runtime: Runtime, tenants: Tenants, openai_client: Client
+) -> None:
+    provider = use_script(runtime, ScriptedTurn(text="a"), ScriptedTurn(text="b"))
+    client = openai_client(await tenants.member())
+    clock = {"type": "function", "function": {"name": "get_time", "parameters": {}}}
+    messages = [{"role": "user", "content": "Hi"}]
+
+    await client.chat.completions.create(
+        model=MODEL, messages=messages, tools=[WEATHER, clock], tool_choice="none"
+    )
+    await client.chat.completions.create(
+        model=MODEL,
+        messages=messages,
+        tools=[WEATHER, clock],
+        tool_choice={"type": "function", "function": {"name": "get_time"}},
+    )
+    with pytest.raises(openai.BadRequestError) as unknown:
+        await client.chat.completions.create(
+            model=MODEL,
+            messages=messages,
+            tools=[WEATHER],
+            tool_choice={"type": "function", "function": {"name": "get_time"}},
+        )
+
+    assert [len(r.tools) for r in provider.received] == [0, 1]
+    assert provider.received[1].tools[0].name == "get_time"
+    assert unknown.value.body["param"] == "tool_choice"

@@ -4,6 +4,7 @@ answer text reaches the client (tool events are never streamed as content)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from agentur.api.openai_compatible.errors import OpenAIError
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.openai_compatible.to_ai_request import to_messages
 from agentur.api.openai_compatible.wire_format import DONE, Completion
-from agentur.api.routes.agent_runs import agent_run_state
+from agentur.api.routes.agent_runs import MAX_PROMPT_CHARS, agent_run_state
 from agentur.context import RequestContext
 from agentur.runtime import Runtime
 
@@ -40,6 +41,10 @@ async def _start(
         raise OpenAIError(
             400, "agentur-agent needs a user message with text last", param="messages"
         )
+    if len(last.text) > MAX_PROMPT_CHARS:
+        raise OpenAIError(
+            400, f"the prompt has more than {MAX_PROMPT_CHARS} characters", param="messages"
+        )
     runs, settings = await agent_run_state(request, runtime)
     deps = runtime.agent_dependencies(settings)
     config = AgentConfig(temperature=body.temperature)
@@ -54,8 +59,13 @@ async def _start(
 async def complete(
     request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
 ) -> dict[str, Any]:
-    handle, _ = await _start(request, runtime, body, context)
-    result = await handle.result()
+    handle, settings = await _start(request, runtime, body, context)
+    try:
+        result = await handle.result()
+    except asyncio.CancelledError:  # the client went away
+        if settings.agent_cancel_on_disconnect:
+            handle.cancel()
+        raise
     return Completion(AGENT_MODEL).whole(result.final_text, (), "stop", result.usage)
 
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agentur.ai.messages import Usage
-from agentur.api.openai_compatible.errors import OpenAIError
+from agentur.api.openai_compatible.errors import OpenAIError, model_not_found
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.openai_compatible.wire_format import DONE, Completion
 from agentur.assistant.assistant_store import AssistantStore
@@ -21,6 +21,7 @@ from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
 from agentur.assistant.settings import AssistantSettings
 from agentur.context import RequestContext
+from agentur.errors import NotFoundError
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
 
@@ -33,7 +34,10 @@ def model_id(assistant_id: str) -> str:
 
 
 def assistant_id(model: str) -> str | None:
-    return model.removeprefix(PREFIX) or None if model.startswith(PREFIX) else None
+    """The assistant a model id names, or None for any other model."""
+    if not model.startswith(PREFIX):
+        return None
+    return model.removeprefix(PREFIX) or None
 
 
 async def assistants(runtime: Runtime, context: RequestContext) -> list[Assistant]:
@@ -54,15 +58,8 @@ async def _turn(
     )
     try:
         started = await service.start(assistant)
-    except Exception as error:
-        if getattr(error, "status_code", None) == 404:
-            raise OpenAIError(
-                404,
-                f"The model `{body.model}` does not exist or you do not have access to it.",
-                param="model",
-                code="model_not_found",
-            ) from error
-        raise
+    except NotFoundError as error:
+        raise model_not_found(body.model) from error
     return service.send(assistant, started["id"], last.text)
 
 
@@ -84,15 +81,18 @@ async def stream(
     completion = Completion(body.model)
 
     async def chunks() -> AsyncIterator[str]:
-        yield completion.role()
-        event: TurnEvent | None = first
-        while event is not None:
-            if event.type == "chunk":
-                yield completion.text(event.data["text"])
-            event = await anext(events, None)
-        yield completion.finish("stop")
-        if body.include_usage:
-            yield completion.usage(Usage())
-        yield DONE
+        try:
+            yield completion.role()
+            event: TurnEvent | None = first
+            while event is not None:
+                if event.type == "chunk":
+                    yield completion.text(event.data["text"])
+                event = await anext(events, None)
+            yield completion.finish("stop")
+            if body.include_usage:
+                yield completion.usage(Usage())
+            yield DONE
+        finally:
+            await events.aclose()  # a client that went away ends the turn here
 
     return chunks()

@@ -44,6 +44,16 @@ class OpenAIError(Exception):
         self.code = code
 
 
+def model_not_found(model: str) -> OpenAIError:
+    """OpenAI's answer to a model that does not exist or is not the caller's."""
+    return OpenAIError(
+        404,
+        f"The model `{model}` does not exist or you do not have access to it.",
+        param="model",
+        code="model_not_found",
+    )
+
+
 def error_body(status: int, message: str, param: str | None, code: str | None) -> dict[str, Any]:
     return {
         "error": {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentur.ai.messages import StreamDone, TextDelta, ToolCallDelta
+from agentur.ai.messages import StreamDone, StreamEvent, TextDelta, ToolCallDelta
 from agentur.ai.service import AiService
 from agentur.ai.stream_error import StreamError
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
@@ -36,27 +36,32 @@ async def stream(
     completion = Completion(model_id)
 
     async def chunks() -> AsyncIterator[str]:
-        yield completion.role()
-        event = first
-        while True:
-            if isinstance(event, TextDelta):
-                yield completion.text(event.text)
-            elif isinstance(event, ToolCallDelta):
-                yield completion.tool_call(event.index, event.id, event.name, event.arguments_delta)
-            elif isinstance(event, StreamError):
-                yield completion.error(event.message)
-                break
-            elif isinstance(event, StreamDone):
-                response = event.response
-                yield completion.finish(
-                    finish_reason(response.finish_reason, bool(response.tool_calls))
-                )
-                if body.include_usage:
-                    yield completion.usage(response.usage)
-                break
-            event = await anext(events, None)
-            if event is None:
-                break
-        yield DONE
+        try:
+            yield completion.role()
+            event: StreamEvent | StreamError | None = first
+            while event is not None:
+                if isinstance(event, TextDelta):
+                    yield completion.text(event.text)
+                elif isinstance(event, ToolCallDelta):
+                    yield completion.tool_call(
+                        event.index, event.id, event.name, event.arguments_delta
+                    )
+                elif isinstance(event, StreamError):
+                    yield completion.error(event.message)
+                    break
+                elif isinstance(event, StreamDone):
+                    response = event.response
+                    yield completion.finish(
+                        finish_reason(response.finish_reason, bool(response.tool_calls))
+                    )
+                    if body.include_usage:
+                        yield completion.usage(response.usage)
+                    break
+                event = await anext(events, None)
+            yield DONE
+        finally:
+            # Also when the client went away: the provider's stream closes and the budget
+            # held for this call is released.
+            await events.aclose()
 
     return chunks()

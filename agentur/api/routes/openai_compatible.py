@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.openai_compatible import agent_completion, assistant_completion, gateway_completion
-from agentur.api.openai_compatible.errors import OpenAIError, OpenAIErrorRoute
+from agentur.api.openai_compatible.errors import OpenAIErrorRoute, model_not_found
 from agentur.api.openai_compatible.gateway_models import usable_models
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.problems import AUTHENTICATED
@@ -68,10 +68,5 @@ async def chat_completions(
         else:
             return await gateway_completion.complete(runtime.ai, body, body.model, context)
     else:
-        raise OpenAIError(
-            404,
-            f"The model `{body.model}` does not exist or you do not have access to it.",
-            param="model",
-            code="model_not_found",
-        )
+        raise model_not_found(body.model)
     return StreamingResponse(chunks, media_type="text/event-stream", headers=STREAM_HEADERS)
