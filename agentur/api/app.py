@@ -24,6 +24,7 @@ from agentur.api.routes import (
     knowledge,
     me,
     models,
+    openai_compatible,
     workflows,
 )
 from agentur.assistant.settings import AssistantSettings
@@ -72,6 +73,7 @@ def create_app(
         app.include_router(module.router, prefix="/v1")
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
     app.include_router(features.router, prefix="/v1")  # feature data (T6)
+    app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
     return app
 
 

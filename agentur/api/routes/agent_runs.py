@@ -71,7 +71,7 @@ class RunTraceOut(BaseModel):
     entries: list[TraceEntryOut]
 
 
-async def _state(request: Request, runtime: Runtime) -> tuple[ActiveRuns, AgentSettings]:
+async def agent_run_state(request: Request, runtime: Runtime) -> tuple[ActiveRuns, AgentSettings]:
     state = request.app.state
     if not hasattr(state, "agent_runs"):
         state.agent_runs = ActiveRuns(runtime.broadcast(CANCEL_CHANNEL))
@@ -114,7 +114,7 @@ async def start_run(
     context: ContextDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> RunOut | StreamingResponse:
-    runs, settings = await _state(request, runtime)
+    runs, settings = await agent_run_state(request, runtime)
     deps = runtime.agent_dependencies(settings)
     prepared = await prepare_run(
         body.prompt, body.config, context, deps, workflow_id=body.workflow_id
@@ -175,7 +175,7 @@ async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunT
 async def cancel_run(
     run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, str]:
-    runs, _ = await _state(request, runtime)
+    runs, _ = await agent_run_state(request, runtime)
     handle = runs.get(run_id, context)
     if handle is not None and handle.cancel():
         return {"run_id": run_id, "status": "cancelling"}
