@@ -15,6 +15,13 @@ from pydantic import BaseModel, ValidationError
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
 from agentur.connections.kinds import validate_settings
 from agentur.errors import InvalidInputError
+from agentur.features.instances import FEATURES, InstanceRef
+from agentur.features.query_tables import (
+    AggregateArguments,
+    QueryArguments,
+    _conditions,
+    aggregate_statement,
+)
 from agentur.workspace.file_attributes import MAX_TAGS
 
 # Bodies checked by the assistant's own model: unique ids, references between steps, desks
@@ -98,6 +105,36 @@ def _connection_settings_fit(method: str, body: Any) -> bool:
     return True
 
 
+def _feature_arguments_fit(path: str, body: Any) -> bool:
+    """Feature-data requests name a table of the instance's feature and columns of that table,
+    never SUM/AVG a balance or total column, and give filter values of the column's type; an
+    import is a CSV/XLSX whose header row names the table's columns (generated files never do).
+    Bodies the schema itself refuses go through: they test the refusal."""
+    if path.endswith("/import"):
+        return False
+    if not isinstance(body, dict):
+        return True
+    try:
+        args: Any = (AggregateArguments if path.endswith("/aggregate") else QueryArguments)(**body)
+    except (ValidationError, TypeError):
+        return True
+    feature = next(iter(FEATURES.values()))
+    schema = feature.tables.get(args.table)
+    if schema is None:
+        return False
+    instance = InstanceRef(id="-", mandate_id="-", name="-", feature=feature)
+    try:
+        if isinstance(args, AggregateArguments):
+            aggregate_statement(schema, instance, args)
+        else:
+            for name in [*args.columns, *(key.lstrip("-") for key in args.order_by)]:
+                schema.column(name)
+            _conditions(schema, args.filters)
+    except (InvalidInputError, KeyError):
+        return False
+    return True
+
+
 @schemathesis.hook
 def filter_case(context: Any, case: Any) -> bool:
     # Case-level, so the rules hold in every phase (coverage cases skip the per-part hooks).
@@ -106,6 +143,8 @@ def filter_case(context: Any, case: Any) -> bool:
         return _usage_interval_ordered(case.query)
     if path == "/v1/files" and method == "POST":
         return _upload_rules_kept(case)
+    if path.startswith("/v1/features/instances/{instance_id}/"):
+        return _feature_arguments_fit(path, case.body)
     if path.startswith("/v1/connections"):
         return _connection_settings_fit(method, case.body)
     if method in ("POST", "PUT"):

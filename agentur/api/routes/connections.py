@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, status
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
 from agentur.api.parameters import NOT_BLANK
@@ -55,15 +55,17 @@ class ConnectionCreate(BaseModel):
     display_name: DisplayName
     settings: dict[str, Any] = Field(description="The kind's settings (checked per kind).")
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
-    shared: bool = Field(default=False, description="For the whole mandate (admins only).")
-    neutralize: bool = Field(default=False, description="Files taken from here are neutralized.")
+    shared: StrictBool = Field(default=False, description="For the whole mandate (admins only).")
+    neutralize: StrictBool = Field(
+        default=False, description="Files taken from here are neutralized."
+    )
 
 
 class ConnectionUpdate(BaseModel):
     display_name: DisplayName | None = None
     settings: dict[str, Any] | None = Field(default=None, description="Merged into the current.")
     credentials: Credentials | None = None
-    neutralize: bool | None = None
+    neutralize: StrictBool | None = None
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(409))
