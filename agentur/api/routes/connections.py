@@ -43,7 +43,7 @@ class ConnectionOut(BaseModel):
 
 
 class ConnectionCreate(BaseModel):
-    kind: str = Field(description="'mail', 'webdav', 'jira', 'clickup' or 'microsoft'.")
+    kind: str = Field(description="'mail', 'webdav', 'jira', 'clickup', 'microsoft' or 'mcp'.")
     display_name: str
     settings: dict[str, Any]
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
