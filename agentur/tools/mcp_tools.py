@@ -43,7 +43,7 @@ def _name(prefix: str, tool_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{prefix}__{tool_name}")[:MAX_NAME]
 
 
-def remote_tool(access: McpAccess, prefix: str, remote: types.Tool) -> Tool:
+def remote_tool(access: McpAccess, prefix: str, remote: types.Tool, neutralize: bool) -> Tool:
     schema = dict(remote.input_schema or {"type": "object"})
     arguments = type(f"{remote.name}_arguments", (RemoteArguments,), {"remote_schema": schema})
 
@@ -63,6 +63,10 @@ def remote_tool(access: McpAccess, prefix: str, remote: types.Tool) -> Tool:
         )
         if result.is_error:
             raise InvalidInputError(f"{remote.name} failed: {text}")
+        if neutralize:  # a `neutralize` connection: the model sees placeholders
+            text = await context.runtime.ai.neutralize_text(
+                text, context.request, workflow_id=context.workflow_id
+            )
         return text
 
     hints = remote.annotations
@@ -83,6 +87,7 @@ async def load_mcp_tools(context: ToolContext) -> list[Tool]:
         accesses = [
             (
                 connection.display_name,
+                connection.neutralize,
                 McpAccess(
                     McpSettings.model_validate(settings_of(connection)).url,
                     service.credentials(connection).password,
@@ -93,8 +98,9 @@ async def load_mcp_tools(context: ToolContext) -> list[Tool]:
             if connection.status != "failed"
         ]
     tools: list[Tool] = []
-    for prefix, access in accesses:
+    for prefix, neutralize, access in accesses:
         tools.extend(
-            remote_tool(access, prefix, remote) for remote in await list_remote_tools(access)
+            remote_tool(access, prefix, remote, neutralize)
+            for remote in await list_remote_tools(access)
         )
     return tools

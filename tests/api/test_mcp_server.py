@@ -4,6 +4,7 @@ lifecycle wrapper, and nothing of another tenant shows."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 import httpx
@@ -18,6 +19,8 @@ from agentur.context import Role
 from agentur.runtime import Runtime
 from tests.api.live_server import live_server
 from tests.conftest import Member, Tenants
+
+PNG_BYTES = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\xff\xfe"
 
 
 def mcp_client(base_url: str, member: Member) -> Client:
@@ -46,10 +49,17 @@ async def test_the_mcp_client_lists_and_calls_tools_and_reads_resources_of_its_t
             file_id = json.loads(written.content[0].text)["file_id"]
             invalid = await client.call_tool("write_file", {"content": "no name"})
             assert invalid.is_error and "needs a name" in invalid.content[0].text
-            resources = (await client.list_resources()).resources
-            assert [r.name for r in resources] == ["plan.md"]
-            read = await client.read_resource(str(resources[0].uri))
+            async with httpx.AsyncClient(base_url=base_url, headers=alice.headers) as http:
+                uploaded = await http.post(
+                    "/v1/files", files={"file": ("logo.png", PNG_BYTES, "image/png")}
+                )
+            assert uploaded.status_code == 201, uploaded.text
+            resources = {r.name: str(r.uri) for r in (await client.list_resources()).resources}
+            assert sorted(resources) == ["logo.png", "plan.md"]
+            read = await client.read_resource(resources["plan.md"])
             assert read.contents[0].text == "# Plan\nship MCP"
+            [image] = (await client.read_resource(resources["logo.png"])).contents
+            assert base64.b64decode(image.blob) == PNG_BYTES and image.mime_type == "image/png"
 
         async with mcp_client(base_url, mallory) as client:
             assert (await client.list_resources()).resources == []

@@ -56,13 +56,15 @@ def weather_server(calls: list[tuple[str, dict]]) -> ASGIApp:
     return app
 
 
-async def add_connection(runtime: Runtime, member: Member, url: str, token: str) -> str | None:
+async def add_connection(
+    runtime: Runtime, member: Member, url: str, token: str, *, neutralize: bool = False
+) -> str | None:
     async with runtime.database.session() as session:
         service = ConnectionService(
             session, member.context, credentials_box(runtime.settings.data_dir)
         )
         connection = await service.create(
-            "mcp", "Weather", {"url": url}, Credentials(password=token)
+            "mcp", "Weather", {"url": url}, Credentials(password=token), neutralize=neutralize
         )
         error = await check_connection(service, connection, 5.0)
         await service.commit()
@@ -122,3 +124,28 @@ async def test_an_agent_run_uses_a_tool_of_a_connected_mcp_server(
     }
     assert mallorys == []
     assert TOKEN not in repr(provider.received)
+
+
+async def test_a_neutralize_connection_shows_remote_results_with_placeholders(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    calls: list[tuple[str, dict]] = []
+    async with live_server(weather_server(calls)) as base_url:
+        assert (
+            await add_connection(runtime, alice, f"{base_url}/mcp", TOKEN, neutralize=True) is None
+        )
+        ai, _ = scripted(
+            [
+                ScriptedTurn.calls(call("request_toolbox", "t", toolbox_id="mcp", reason="x")),
+                ScriptedTurn.calls(call("Weather__forecast", "f", city="anna@supplier.test")),
+                ScriptedTurn(text="done"),
+            ]
+        )
+        recorder = Recorder()
+        await run_agent("weather?", AgentConfig(), alice.context, deps(ai, runtime=runtime),
+                        emit=recorder)  # fmt: skip
+    [result] = [e for e in recorder.of(EventType.tool_result) if e["id"] == "f"]
+    assert calls == [("forecast", {"city": "anna@supplier.test"})]
+    assert not result["is_error"] and "sunny, 21 °C" in result["content"]
+    assert "anna@supplier.test" not in result["content"]

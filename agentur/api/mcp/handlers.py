@@ -1,4 +1,5 @@
-"""The MCP request handlers: tools and knowledge-file resources of the authenticated caller.
+"""The MCP request handlers: tools and file resources (text; bytes for binary files) of the
+authenticated caller.
 
 Tool calls go through `run_tool`, the lifecycle wrapper the agent uses (authorization from the
 key's role, argument validation, egress checks, time limit, windowed result), so an MCP client
@@ -7,6 +8,7 @@ can do nothing the caller's agent could not.
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,7 @@ from agentur.tools.registry import ToolRegistry
 from agentur.tools.run_tool import ToolLimits, run_tool
 from agentur.tools.tool import ToolContext
 from agentur.workspace.files import FileService
+from agentur.workspace.text_window import decode_text
 
 FILE_URI = "agentur://files/"
 
@@ -101,7 +104,14 @@ class McpHandlers:
         if not uri.startswith(FILE_URI):
             raise InvalidInputError(f"unknown resource {uri!r}; agentur names files {FILE_URI}<id>")
         async with self.runtime.database.session() as session:
-            file, text = await self._files(session, ctx).read_text(uri.removeprefix(FILE_URI))
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type=file.mime_type, text=text)]
-        )
+            file, data = await self._files(session, ctx).read_bytes(uri.removeprefix(FILE_URI))
+        try:
+            text = decode_text(data, file.mime_type)
+        except InvalidInputError:  # PDFs, images, …: the bytes, as MCP carries them
+            blob = base64.b64encode(data).decode()
+            content: types.TextResourceContents | types.BlobResourceContents = (
+                types.BlobResourceContents(uri=uri, mime_type=file.mime_type, blob=blob)
+            )
+        else:
+            content = types.TextResourceContents(uri=uri, mime_type=file.mime_type, text=text)
+        return types.ReadResourceResult(contents=[content])
