@@ -61,7 +61,7 @@ def offered_tools(run: RunState) -> list[Tool]:
     active = run.toolboxes.active
     tools = [
         tool
-        for tool in run.deps.tool_registry().all()
+        for tool in (*run.deps.tool_registry().all(), *run.toolboxes.loaded_tools)
         if tool.toolbox in active
         and not (config.exclude_action_tools and tool.is_action)
         and (config.tool_set is not ToolSet.read_only or tool.read_only)

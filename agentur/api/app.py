@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from agentur import __version__
+from agentur.api.mcp.mount import mount_mcp
 from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
@@ -50,7 +51,8 @@ def create_app(
             await app.state.runtime.migrate()
         stop_indexing = start_background_indexing(app.state.runtime) if owned else None
         try:
-            yield
+            async with serve_mcp():
+                yield
         finally:
             if stop_indexing is not None:
                 await stop_indexing()
@@ -74,6 +76,7 @@ def create_app(
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
     app.include_router(features.router, prefix="/v1")  # feature data (T6)
     app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
+    serve_mcp = mount_mcp(app)  # MCP server (issue 17)
     return app
 
 

@@ -66,7 +66,9 @@ def register(
 
     @connections_app.command("add")
     def add_command(
-        kind: Annotated[str, typer.Option(help="'mail' or 'webdav'.")],
+        kind: Annotated[
+            str, typer.Option(help="'mail', 'webdav', 'jira', 'clickup', 'microsoft' or 'mcp'.")
+        ],
         name: Annotated[str, typer.Option(help="Display name.")],
         settings: Annotated[str, typer.Option(help="Settings as a JSON object.")],
         password_env: Annotated[

@@ -12,8 +12,10 @@ from agentur.connections.graph_client import GraphAccess
 from agentur.connections.graph_client import check as check_graph
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import check as check_jira
-from agentur.connections.kinds import MailSettings, MicrosoftSettings
+from agentur.connections.kinds import MailSettings, McpSettings, MicrosoftSettings
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
+from agentur.connections.mcp_client import McpAccess
+from agentur.connections.mcp_client import check as check_mcp
 from agentur.connections.reach import pinned_address
 from agentur.connections.service import ConnectionService, settings_of
 from agentur.connections.webdav_client import check as check_dav
@@ -82,6 +84,10 @@ async def check_connection(
             await check_clickup(http_access(service, connection, timeout_seconds, PROBE_BYTES))
         elif connection.kind == "microsoft":
             await check_graph(graph_access(service, connection, timeout_seconds, PROBE_BYTES))
+        elif connection.kind == "mcp":
+            url = McpSettings.model_validate(settings_of(connection)).url
+            token = service.credentials(connection).password
+            await check_mcp(McpAccess(url, token, timeout_seconds))
         else:
             raise AgenturError(f"no test for {connection.kind} connections yet")
     except AgenturError as failure:

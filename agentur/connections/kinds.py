@@ -58,6 +58,12 @@ class MicrosoftSettings(BaseModel):
     graph_url: str = Field(default="https://graph.microsoft.com/v1.0/", max_length=2000)
 
 
+class McpSettings(BaseModel):
+    """An MCP server over streamable HTTP; an optional bearer token is the password."""
+
+    url: str = Field(min_length=8, max_length=2000, description="The server's MCP endpoint.")
+
+
 class Credentials(BaseModel):
     """Write-only secrets; never returned, never in prompts, logs or traces."""
 
@@ -70,6 +76,7 @@ KIND_SETTINGS: dict[str, type[BaseModel]] = {
     "jira": JiraSettings,
     "clickup": ClickUpSettings,
     "microsoft": MicrosoftSettings,
+    "mcp": McpSettings,
 }
 
 

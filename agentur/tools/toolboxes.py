@@ -9,7 +9,7 @@ round were already sent to the model.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -20,6 +20,7 @@ from sqlalchemy import or_, select
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
 from agentur.tools.execute_code import sandbox_unavailable
+from agentur.tools.mcp_tools import MCP_TOOLBOX, load_mcp_tools
 from agentur.tools.tool import Tool, ToolContext
 
 REQUEST_TOOLBOX = "request_toolbox"
@@ -34,6 +35,9 @@ class Toolbox:
     requires_feature_code: str | None = None
     # Why the host cannot run this toolbox's tools (e.g. no sandbox), or None.
     host_check: Callable[[], str | None] | None = None
+    # Tools that exist only per caller (a connected MCP server's): loaded when `request_toolbox`
+    # activates the box, never active from the start (that would reach out on every run).
+    load_tools: Callable[[ToolContext], Awaitable[list[Tool]]] | None = None
 
 
 TOOLBOXES: dict[str, Toolbox] = {
@@ -54,6 +58,12 @@ TOOLBOXES: dict[str, Toolbox] = {
             "code",
             "Run Python (numpy, pandas) in an isolated sandbox on workspace files.",
             host_check=sandbox_unavailable,
+        ),
+        Toolbox(
+            MCP_TOOLBOX,
+            "Tools of your connected MCP servers.",
+            requires_connection="mcp",
+            load_tools=load_mcp_tools,
         ),
         Toolbox("workflow", "Edit workflow graphs.", requires_feature_code="graphicalEditor"),
         Toolbox("trustee", "Trustee (fiduciary) data.", requires_feature_code="trustee"),
@@ -89,6 +99,7 @@ class ToolboxState:
     environment: ToolboxEnvironment
     active: set[str] = field(default_factory=set)
     activations: list[dict[str, str]] = field(default_factory=list)
+    loaded_tools: list[Tool] = field(default_factory=list)  # from `Toolbox.load_tools`
 
     @classmethod
     def initial(cls, environment: ToolboxEnvironment, requested: list[str]) -> ToolboxState:
@@ -96,12 +107,18 @@ class ToolboxState:
             box.id
             for box in TOOLBOXES.values()
             if box.default_on
-            or (box.requires_connection and unavailable_reason(box, environment) is None)
+            or (
+                box.requires_connection
+                and box.load_tools is None
+                and unavailable_reason(box, environment) is None
+            )
         }
         active.update(
             box_id
             for box_id in requested
-            if box_id in TOOLBOXES and unavailable_reason(TOOLBOXES[box_id], environment) is None
+            if box_id in TOOLBOXES
+            and TOOLBOXES[box_id].load_tools is None
+            and unavailable_reason(TOOLBOXES[box_id], environment) is None
         )
         return cls(environment=environment, active=active)
 
@@ -160,6 +177,11 @@ def request_toolbox_tool(state: ToolboxState) -> Tool | None:
 
     async def handler(args: BaseModel, context: ToolContext) -> ToolboxActivated:
         toolbox_id = args.toolbox_id  # type: ignore[attr-defined]
+        toolbox = TOOLBOXES[toolbox_id]
+        if toolbox.load_tools and toolbox_id not in state.active:
+            if why := unavailable_reason(toolbox, state.environment):
+                raise ForbiddenError(why)
+            state.loaded_tools.extend(await toolbox.load_tools(context))
         state.activate(toolbox_id, args.reason)  # type: ignore[attr-defined]
         return ToolboxActivated(
             toolbox_id=toolbox_id,
