@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictFloat, StrictInt
 from sqlalchemy import Select, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,7 +25,13 @@ MAX_GROUPS = 1_000
 MAX_FILTERS = 20
 MAX_IN_VALUES = 500
 MAX_COLUMNS = 50
-FilterValue = Annotated[str, Field(max_length=500)] | int | float
+# JSON types as sent (a digit string stays a string), integers that fit a 64-bit column, finite
+# floats: anything else is a 422 naming the field, never an overflow in the database driver.
+FilterValue = (
+    Annotated[str, Field(max_length=500)]
+    | Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+    | Annotated[StrictFloat, Field(allow_inf_nan=False)]
+)
 TableName = Annotated[str, Field(max_length=64, description="Table name.")]
 ColumnNames = Annotated[list[Annotated[str, Field(max_length=65)]], Field(max_length=MAX_COLUMNS)]
 Filters = Annotated[list["Filter"], Field(max_length=MAX_FILTERS, description="All must hold.")]
@@ -36,10 +42,13 @@ Operator = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "starts
 class Filter(BaseModel):
     column: str = Field(max_length=64, description="A column of the table.")
     op: Operator = Field(default="eq", description="Comparison.")
-    value: FilterValue | list[FilterValue] | None = Field(
-        default=None,
-        max_length=MAX_IN_VALUES,
-        description="Value to compare with; a list for `in`; dates as YYYY-MM-DD.",
+    # The list bound sits on the list type: on the whole union pydantic would apply it to a
+    # number that a long digit string coerced to, and fail with a TypeError.
+    value: FilterValue | Annotated[list[FilterValue], Field(max_length=MAX_IN_VALUES)] | None = (
+        Field(
+            default=None,
+            description="Value to compare with; a list for `in`; dates as YYYY-MM-DD.",
+        )
     )
 
 

@@ -140,3 +140,28 @@ async def test_xlsx_import_via_api_and_cross_tenant_404(client, runtime, tenants
     )
     assert bad.status_code == 422
     assert "row 2, column 'revenue_total'" in bad.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["0" * 501, [1] * 1_001],
+    ids=["digit-string-over-500", "in-list-over-limit"],
+)
+async def test_out_of_range_filter_values_are_refused_with_422(client, tenants, value) -> None:
+    # A long digit string once reached a list-length check through int coercion (a 500).
+    admin = await tenants.member("acme", role=Role.admin)
+    created = await client.post(
+        "/v1/features/instances", json={"feature_code": "trustee"}, headers=admin.headers
+    )
+    instance_id = created.json()["id"]
+    for operation, body in (
+        ("query", {"table": "customers"}),
+        ("aggregate", {"table": "customers", "function": "COUNT"}),
+    ):
+        response = await client.post(
+            f"/v1/features/instances/{instance_id}/{operation}",
+            json={**body, "filters": [{"column": "name", "op": "in", "value": value}]},
+            headers=admin.headers,
+        )
+        assert response.status_code == 422, response.text
+        assert "filters.0.value" in response.json()["detail"]
