@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -29,6 +30,21 @@ class ToolDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image in a user message (G3). The gateway checks and scales it to the configured
+    limits before a provider sees it; adapters only encode it."""
+
+    data: bytes
+    mime_type: str  # image/png, image/jpeg, image/gif or image/webp
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.mime_type};base64,{self.base64()}"
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     role: Role
     content: str = ""
@@ -40,14 +56,16 @@ class Message:
     # Changes from round to round (clock, retrieved context): prompt caches end before the
     # first such message, and adapters with explicit cache breakpoints put theirs there.
     volatile: bool = False
+    # Images that go with a user message's text (vision models only; never neutralized).
+    images: tuple[ImagePart, ...] = ()
 
     @classmethod
     def system(cls, content: str) -> Message:
         return cls(Role.system, content)
 
     @classmethod
-    def user(cls, content: str) -> Message:
-        return cls(Role.user, content)
+    def user(cls, content: str, images: tuple[ImagePart, ...] = ()) -> Message:
+        return cls(Role.user, content, images=tuple(images))
 
     @classmethod
     def round_context(cls, content: str) -> Message:

@@ -55,6 +55,8 @@ def needs_of(request: AiRequest, prompt_tokens: int) -> Needs:
         chat = False
     elif operation in (OperationType.image_analyse, OperationType.neutralization_image):
         capabilities.add(Capability.vision)
+    if any(m.images for m in request.messages):  # whatever the operation, a model must see them
+        capabilities.add(Capability.vision)
     if request.tools:
         capabilities.add(Capability.tools)
     if request.options.response_format != "text":
