@@ -140,6 +140,14 @@ class SpeechOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageOptions:
+    """What an `image_generate` call asks for (OpenAI images sizes)."""
+
+    size: str = "1024x1024"  # 1024x1024, 1536x1024, 1024x1536 or auto
+    quality: str = "auto"  # low, medium, high or auto
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
@@ -149,6 +157,7 @@ class CallOptions:
     model: str | None = None
     search: SearchOptions | None = None
     speech: SpeechOptions | None = None
+    image: ImageOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +185,8 @@ class AiResponse:
     sources: tuple[Source, ...] = ()
     # `text_to_speech`: the synthesized audio, in the requested format.
     audio: bytes | None = None
+    # `image_generate`: the generated images.
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
+from agentur.ai.providers.openai_images import generate_image
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -246,6 +247,8 @@ class OpenAIChatProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         if request.operation in AUDIO_OPERATIONS:
             return await audio_call(self.transport, model, request)
+        if request.operation == "image_generate":
+            return await generate_image(self.transport, model, request)
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
         body = await self.transport.post_json("/chat/completions", payload, model=model.name)
