@@ -32,6 +32,26 @@ class NeutralizationBlockedError(AgenturError):
         )
 
 
+class ImagesBlockedError(NeutralizationBlockedError):
+    """Policy `block` and a request with images: neutralization cannot read an image, so it
+    cannot vouch for one (text in a scan or a photographed ID card would leave unchecked)."""
+
+    def __init__(self, count: int) -> None:
+        self.entity_types = []
+        AgenturError.__init__(
+            self,
+            f"the request carries {count} image(s) and the mandate's neutralization policy is "
+            "'block': images cannot be checked for personal data, so they are never sent",
+        )
+
+
+class ImageRejectedError(AgenturError):
+    """An image part that is too large, not an image, or in a format providers do not take."""
+
+    status_code = 422
+    title = "Image rejected"
+
+
 class BudgetExceededError(AgenturError):
     """The preflight found the mandate's balance or monthly limit too small for the call."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -29,6 +30,21 @@ class ToolDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image in a user message (G3). The gateway checks and scales it to the configured
+    limits before a provider sees it; adapters only encode it."""
+
+    data: bytes
+    mime_type: str  # image/png, image/jpeg, image/gif or image/webp
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.mime_type};base64,{self.base64()}"
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     role: Role
     content: str = ""
@@ -40,14 +56,16 @@ class Message:
     # Changes from round to round (clock, retrieved context): prompt caches end before the
     # first such message, and adapters with explicit cache breakpoints put theirs there.
     volatile: bool = False
+    # Images that go with a user message's text (vision models only; never neutralized).
+    images: tuple[ImagePart, ...] = ()
 
     @classmethod
     def system(cls, content: str) -> Message:
         return cls(Role.system, content)
 
     @classmethod
-    def user(cls, content: str) -> Message:
-        return cls(Role.user, content)
+    def user(cls, content: str, images: tuple[ImagePart, ...] = ()) -> Message:
+        return cls(Role.user, content, images=tuple(images))
 
     @classmethod
     def round_context(cls, content: str) -> Message:
@@ -122,6 +140,14 @@ class SpeechOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageOptions:
+    """What an `image_generate` call asks for (OpenAI images sizes)."""
+
+    size: str = "1024x1024"  # 1024x1024, 1536x1024, 1024x1536 or auto
+    quality: str = "auto"  # low, medium, high or auto
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
@@ -131,6 +157,7 @@ class CallOptions:
     model: str | None = None
     search: SearchOptions | None = None
     speech: SpeechOptions | None = None
+    image: ImageOptions | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +185,8 @@ class AiResponse:
     sources: tuple[Source, ...] = ()
     # `text_to_speech`: the synthesized audio, in the requested format.
     audio: bytes | None = None
+    # `image_generate`: the generated images.
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

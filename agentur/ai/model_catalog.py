@@ -10,7 +10,7 @@ from functools import lru_cache
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.settings import PriceOverride
 
-STT, TTS = Capability.speech_to_text, Capability.text_to_speech
+STT, TTS, IMG = Capability.speech_to_text, Capability.text_to_speech, Capability.image_generation
 T, V, S, R, E, SO, W = (
     Capability.tools,
     Capability.vision,
@@ -57,6 +57,9 @@ CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
         # /audio/transcriptions and /audio/speech (OpenAI caps speech input at 4,096 chars)
         CatalogEntry("gpt-4o-mini-transcribe", frozenset({STT}), 16_000, 2_000, 7, 8),
         CatalogEntry("gpt-4o-mini-tts", frozenset({TTS}), 2_000, 0, 7, 8),
+        # /images/generations; output is billed as image tokens (up to ~6,240 at high quality)
+        CatalogEntry("gpt-image-1", frozenset({IMG}), 32_000, 6_240, 9, 4),
+        CatalogEntry("gpt-image-1-mini", frozenset({IMG}), 32_000, 6_240, 7, 7),
     ),
     "anthropic": (
         _chat("claude-sonnet-4-5", REASONING, 200_000, 64_000, 10, 5),

@@ -16,6 +16,7 @@ class Capability(StrEnum):
     web_search = "web_search"
     speech_to_text = "speech_to_text"
     text_to_speech = "text_to_speech"
+    image_generation = "image_generation"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,14 @@
-"""What a model call is for (G3); the selector picks models by it."""
+"""What a model call is for (G3); the selector picks models by it, the ledger records it.
+
+Selection rules (agentur/ai/select_model.py): `embedding`, `web_search`, `speech_to_text`,
+`text_to_speech` and `image_generate` need a model of that kind; `image_analyse` and
+`neutralization_image` need vision; `plan` ranks reasoning models first and `data_extract`
+models with structured output first (both still fall back to any chat model). `agent`,
+`data_analyse` (summaries), `data_generate` (assistant replies) and `translate` are plain chat
+calls — kept apart so the ledger reports costs per purpose.
+
+`web_crawl` was removed: no model crawls — pages are fetched by `read_url` through the egress
+checks, and what is taken from a page is an ordinary chat call."""
 
 from __future__ import annotations
 
@@ -15,7 +25,6 @@ class OperationType(StrEnum):
     neutralization_text = "neutralization_text"
     neutralization_image = "neutralization_image"
     web_search = "web_search"
-    web_crawl = "web_crawl"
     translate = "translate"
     speech_to_text = "speech_to_text"
     text_to_speech = "text_to_speech"

@@ -22,7 +22,17 @@ CONFIGURE_HINT = (
     "AGENTUR_MISTRAL_API_KEY or AGENTUR_OPENAI_COMPATIBLE_BASE_URL (with "
     "AGENTUR_OPENAI_COMPATIBLE_MODELS)"
 )
-AUDIO_OPERATIONS = frozenset({OperationType.speech_to_text, OperationType.text_to_speech})
+# Operations served by a model that produces no chat text, and the capability each needs.
+MEDIA_OPERATIONS = {
+    OperationType.speech_to_text: Capability.speech_to_text,
+    OperationType.text_to_speech: Capability.text_to_speech,
+    OperationType.image_generate: Capability.image_generation,
+}
+# Soft rules: models with this capability are ranked first, the others stay as fallbacks.
+PREFERRED = {
+    OperationType.plan: Capability.reasoning,
+    OperationType.data_extract: Capability.structured_output,
+}
 # Output room a chat call needs beyond its prompt when the caller set no max_output_tokens.
 MIN_OUTPUT_ROOM = 1_024
 
@@ -50,10 +60,12 @@ def needs_of(request: AiRequest, prompt_tokens: int) -> Needs:
     elif operation is OperationType.web_search:
         capabilities.add(Capability.web_search)
         chat = False
-    elif operation in AUDIO_OPERATIONS:
-        capabilities.add(Capability(operation.value))
+    elif operation in MEDIA_OPERATIONS:
+        capabilities.add(MEDIA_OPERATIONS[operation])
         chat = False
     elif operation in (OperationType.image_analyse, OperationType.neutralization_image):
+        capabilities.add(Capability.vision)
+    if any(m.images for m in request.messages):  # whatever the operation, a model must see them
         capabilities.add(Capability.vision)
     if request.tools:
         capabilities.add(Capability.tools)
@@ -116,6 +128,9 @@ def select_models(
     if not usable:
         raise _nothing_fits(needs, len(registry), len(fitting), len(allowed), allowed)
     usable.sort(key=lambda e: _rank_key(e, ranking, needs))
+    preferred = PREFERRED.get(OperationType(request.operation))
+    if preferred is not None:
+        usable.sort(key=lambda e: not e.spec.supports(preferred))  # stable: rank kept within
     if default_model:
         usable.sort(key=lambda e: e.spec.id != default_model)  # stable: default first
     return [e.spec for e in usable]

@@ -26,6 +26,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.neutralization.gate import reidentify_response
 from agentur.ai.neutralization.neutralizer import Neutralizer
 from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
+from agentur.ai.prepare_images import prepare_images
 from agentur.ai.providers.base import ModelProvider, ProviderError
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
 from agentur.ai.select_model import select_models
@@ -139,6 +140,7 @@ class AiService:
     ) -> tuple[PreparedRequest, int, list[ModelSpec]]:
         """The request after the gate, its estimated prompt tokens and the ranked models."""
         prepared = await self.gate.prepare(request, context)
+        prepared = replace(prepared, sent=await prepare_images(prepared.sent, self.settings))
         prompt_tokens = estimate_prompt_tokens(prepared.sent)
         return (
             prepared,

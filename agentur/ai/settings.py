@@ -138,6 +138,23 @@ class AiSettings(PartSettings):
     retry_max_delay_seconds: float = Field(
         default=20.0, ge=0, description="Longest single backoff delay (also caps Retry-After)."
     )
+    image_max_input_bytes: int = Field(
+        default=20_000_000,
+        ge=1,
+        description="Largest image (bytes, as given) a call may carry; larger ones are refused.",
+    )
+    image_max_edge_px: int = Field(
+        default=1568,
+        ge=64,
+        description="Images whose longer edge exceeds this are scaled down before sending "
+        "(Anthropic's recommended size; larger images cost tokens without helping).",
+    )
+    image_max_bytes: int = Field(
+        default=5_000_000,
+        ge=10_000,
+        description="Largest encoded image sent to a provider (Anthropic's per-image limit, "
+        "the smallest of the providers); larger ones are re-encoded as JPEG and scaled down.",
+    )
     max_fallbacks: int = Field(
         default=2, ge=0, le=10, description="Further ranked models tried after one fails."
     )

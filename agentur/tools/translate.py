@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field
 
 from agentur.ai.messages import AiRequest, CallOptions, Message
 from agentur.ai.operation_types import OperationType
 from agentur.tools.gateway_call import call_gateway
+from agentur.tools.text_input import TextOrFile, input_text, windows
 from agentur.tools.tool import Tool, ToolContext
-from agentur.tools.workspace_access import file_service
 
-MAX_CHARS = 200_000
 WINDOW_CHARS = 6_000
 # Output room per window: translations run up to ~1.5x the source in tokens (~4 chars each).
 WINDOW_OUTPUT_TOKENS = WINDOW_CHARS * 3 // 8 + 256
@@ -27,9 +26,7 @@ MISSING = (
 )
 
 
-class TranslateArguments(BaseModel):
-    text: str | None = Field(default=None, max_length=MAX_CHARS, description="Text to translate.")
-    file_id: str | None = Field(default=None, description="Or: a workspace text file.")
+class TranslateArguments(TextOrFile):
     target_language: str = Field(
         min_length=2,
         max_length=40,
@@ -38,21 +35,6 @@ class TranslateArguments(BaseModel):
     source_language: str | None = Field(
         default=None, max_length=40, description="Language of the input, if known."
     )
-
-    @model_validator(mode="after")
-    def _one_input(self) -> TranslateArguments:
-        if (self.text is None) == (self.file_id is None):
-            raise ValueError("give either text or file_id")
-        return self
-
-
-def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
-    """`text` in consecutive pieces of at most `size` characters that join back to it exactly."""
-    if len(text) <= size:
-        return [text]
-    from semantic_text_splitter import TextSplitter
-
-    return TextSplitter(size, trim=False).chunks(text)
 
 
 def instructions(target: str, source: str | None) -> str:
@@ -64,20 +46,12 @@ def instructions(target: str, source: str | None) -> str:
     )
 
 
-async def _input_text(args: TranslateArguments, context: ToolContext) -> str:
-    if args.text is not None:
-        return args.text
-    async with file_service(context) as files:
-        _, text = await files.read_text(args.file_id or "")
-    return text
-
-
 async def translate(args: TranslateArguments, context: ToolContext) -> dict[str, Any]:
-    text = await _input_text(args, context)
+    _, text = await input_text(args, context)
     system = Message.system(instructions(args.target_language, args.source_language))
     parts: list[str] = []
     models: list[str] = []
-    for window in windows(text):
+    for window in windows(text, WINDOW_CHARS):
         if not window.strip():
             parts.append(window)
             continue

@@ -62,7 +62,7 @@ async def test_detect_language_without_letters_names_none() -> None:
 
 def test_windows_join_back_exactly() -> None:
     text = ("A sentence about mountains. " * 40 + "\n\n") * 12
-    pieces = windows(text)
+    pieces = windows(text, WINDOW_CHARS)
     assert len(pieces) > 2 and max(map(len, pieces)) <= WINDOW_CHARS
     assert "".join(pieces) == text
 

@@ -10,6 +10,8 @@ from agentur.ai.model_spec import ModelSpec
 MILLION = 1_000_000
 # Per-message framing tokens providers add (role markers etc.); errs on the high side.
 MESSAGE_OVERHEAD_TOKENS = 4
+# A full-size image (about 1.15 megapixels) in Anthropic's count; OpenAI and Gemini count fewer.
+IMAGE_TOKENS = 1_600
 
 
 def cost_usd(spec: ModelSpec, usage: Usage) -> float:
@@ -42,6 +44,7 @@ def estimate_prompt_tokens(request: AiRequest) -> int:
     total = 0
     for message in request.messages:
         total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
+        total += IMAGE_TOKENS * len(message.images)
         for call in message.tool_calls:
             total += estimate_tokens(call.name) + estimate_tokens(str(call.arguments))
     for tool in request.tools:

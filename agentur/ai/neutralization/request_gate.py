@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agentur.ai.gateway_errors import NeutralizationBlockedError
+from agentur.ai.gateway_errors import ImagesBlockedError, NeutralizationBlockedError
 from agentur.ai.gateway_store import GatewayStore
 from agentur.ai.mandate_ai_settings import MandateAiConfig
 from agentur.ai.messages import AiRequest
@@ -41,6 +41,9 @@ class RequestGate:
         if policy is NeutralizationPolicy.off:
             return PreparedRequest(config, request, None)
         if policy is NeutralizationPolicy.block:
+            images = sum(len(m.images) for m in request.messages)
+            if images:
+                raise ImagesBlockedError(images)
             found = find_entity_types(request, self.neutralizer, config.custom_terms)
             if found:
                 raise NeutralizationBlockedError(sorted(found))

@@ -70,10 +70,16 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         if message.is_error:
             block["is_error"] = True
         return [block]
-    # Empty text blocks are rejected by the API.
-    blocks: list[dict[str, Any]] = (
-        [{"type": "text", "text": message.content}] if message.content else []
-    )
+    # Images first: Anthropic's vision guide finds image-then-text works best.
+    blocks: list[dict[str, Any]] = [
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": image.mime_type, "data": image.base64()},
+        }
+        for image in message.images
+    ]
+    if message.content:  # empty text blocks are rejected by the API
+        blocks.append({"type": "text", "text": message.content})
     blocks += [
         {"type": "tool_use", "id": tool_use_id(call.id), "name": call.name, "input": call.arguments}
         for call in message.tool_calls

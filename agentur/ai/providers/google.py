@@ -108,6 +108,10 @@ class GoogleProvider(HttpProvider):
                 parts, role = self._model_parts(model, message), "model"
             else:
                 parts = [{"text": message.content}] if message.content else []
+                parts += [
+                    {"inlineData": {"mimeType": image.mime_type, "data": image.base64()}}
+                    for image in message.images
+                ]
                 role = "user"
             if not parts:
                 continue

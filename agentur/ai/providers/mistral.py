@@ -4,6 +4,7 @@
   another provider mid-conversation) are mapped to such ids, deterministically, so a call and
   its result still match.
 - Tool results carry the tool's `name`.
+- Image parts carry the data URL directly (`"image_url": "data:…"`), not in an object.
 - No `stream_options`: Mistral rejects unknown fields and sends usage in the last chunk anyway.
 """
 
@@ -14,7 +15,7 @@ import re
 import string
 from typing import Any, ClassVar
 
-from agentur.ai.messages import Message, Role
+from agentur.ai.messages import ImagePart, Message, Role
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
 
 MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
@@ -40,6 +41,9 @@ class MistralProvider(OpenAIChatProvider):
 
     def map_tool_call_id(self, call_id: str) -> str:
         return mistral_tool_call_id(call_id)
+
+    def image_part(self, image: ImagePart) -> dict[str, Any]:
+        return {"type": "image_url", "image_url": image.data_url()}
 
     def map_message(self, message: Message) -> dict[str, Any]:
         mapped = super().map_message(message)

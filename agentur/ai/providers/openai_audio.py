@@ -20,7 +20,7 @@ DEFAULT_VOICE = "alloy"
 AUDIO_TOKENS_PER_CHAR = 1.25
 
 
-def _response(model: ModelSpec, started: float, text: str, usage: Usage, **extra: Any):
+def media_response(model: ModelSpec, started: float, text: str, usage: Usage, **extra: Any):
     return AiResponse(
         text=text,
         tool_calls=(),
@@ -56,7 +56,7 @@ async def transcribe(transport: HttpTransport, model: ModelSpec, request: AiRequ
         counted = Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
     else:  # whisper-style servers report seconds or nothing
         counted = Usage(0, estimate_tokens(text))
-    return _response(model, started, text, counted)
+    return media_response(model, started, text, counted)
 
 
 async def speak(transport: HttpTransport, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -73,7 +73,7 @@ async def speak(transport: HttpTransport, model: ModelSpec, request: AiRequest) 
     }
     response = await transport.post("/audio/speech", model=model.name, json=payload)
     usage = Usage(estimate_tokens(text), round(len(text) * AUDIO_TOKENS_PER_CHAR))
-    return _response(model, started, "", usage, audio=response.content)
+    return media_response(model, started, "", usage, audio=response.content)
 
 
 async def audio_call(transport: HttpTransport, model: ModelSpec, request: AiRequest) -> AiResponse:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
+    ImagePart,
     Message,
     Role,
     Source,
@@ -37,6 +38,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
+from agentur.ai.providers.openai_images import generate_image
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -103,6 +105,14 @@ def response_format(option: str | dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _joined(first: Any, second: Any) -> Any:
+    """Two user turns' contents as one (text, or typed parts when either has images)."""
+    if isinstance(first, str) and isinstance(second, str):
+        return f"{first}\n\n{second}"
+    as_parts = [[{"type": "text", "text": c}] if isinstance(c, str) else c for c in (first, second)]
+    return as_parts[0] + as_parts[1]
+
+
 class OpenAIChatProvider(HttpProvider):
     name: str = "openai_chat"
     # Vendor quirks; the vendor subclasses override these.
@@ -114,6 +124,16 @@ class OpenAIChatProvider(HttpProvider):
     # -- hooks for vendor quirks ---------------------------------------------------------
     def map_tool_call_id(self, call_id: str) -> str:
         return call_id
+
+    def image_part(self, image: ImagePart) -> dict[str, Any]:
+        return {"type": "image_url", "image_url": {"url": image.data_url()}}
+
+    def user_content(self, message: Message) -> str | list[dict[str, Any]]:
+        """Plain text, or typed parts when the message carries images."""
+        if not message.images:
+            return message.content
+        parts = [{"type": "text", "text": message.content}] if message.content else []
+        return parts + [self.image_part(image) for image in message.images]
 
     def map_message(self, message: Message) -> dict[str, Any]:
         if message.role == Role.tool:
@@ -135,7 +155,7 @@ class OpenAIChatProvider(HttpProvider):
                     for call in message.tool_calls
                 ],
             }
-        return {"role": message.role.value, "content": message.content}
+        return {"role": message.role.value, "content": self.user_content(message)}
 
     def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         mapped: list[dict[str, Any]] = []
@@ -145,7 +165,7 @@ class OpenAIChatProvider(HttpProvider):
                 # Some local chat templates (Mistral, Gemma) refuse two user turns in a row:
                 # the round's context joins the user's message, whose text still starts the
                 # next round's copy of it (the cached prefix holds).
-                item = {**item, "content": f"{mapped.pop()['content']}\n\n{item['content']}"}
+                item = {**item, "content": _joined(mapped.pop()["content"], item["content"])}
             mapped.append(item)
         return mapped
 
@@ -227,6 +247,8 @@ class OpenAIChatProvider(HttpProvider):
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         if request.operation in AUDIO_OPERATIONS:
             return await audio_call(self.transport, model, request)
+        if request.operation == "image_generate":
+            return await generate_image(self.transport, model, request)
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
         body = await self.transport.post_json("/chat/completions", payload, model=model.name)

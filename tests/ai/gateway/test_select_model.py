@@ -98,3 +98,21 @@ async def test_override_is_honoured_but_restrictions_still_apply():
         await ai.call(request, CONTEXT)
     with pytest.raises(NoModelError, match="not configured"):
         await ai.call(ask("hi", options=CallOptions(model="zz:top")), CONTEXT)
+
+
+async def test_plan_prefers_reasoning_and_data_extract_structured_output():
+    chat = frozenset({Capability.streaming, Capability.tools})
+    cheap = spec("cheap", price=(0.1, 0.2), caps=chat)
+    thinker = spec("thinker", price=(5.0, 10.0), caps=chat | {Capability.reasoning})
+    shaper = spec("shaper", price=(2.0, 4.0), caps=chat | {Capability.structured_output})
+    ai = _service(cheap, thinker, shaper, model_ranking=Ranking.cost, max_fallbacks=5)
+
+    async def order(operation: OperationType) -> list[str]:
+        request = AiRequest(operation, (Message.user("hi"),))
+        return [s.provider for s in await ai.candidates(request, CONTEXT)]
+
+    # Cost ranking for plain chat purposes; the preference lifts its models, others stay.
+    for plain in (OperationType.agent, OperationType.data_analyse, OperationType.data_generate):
+        assert await order(plain) == ["cheap", "shaper", "thinker"]
+    assert await order(OperationType.plan) == ["thinker", "cheap", "shaper"]
+    assert await order(OperationType.data_extract) == ["shaper", "cheap", "thinker"]

@@ -40,7 +40,12 @@ from tests.ai.wire_servers.anthropic_replies import (
     anthropic_tool_use,
     anthropic_tool_uses,
 )
-from tests.ai.wire_servers.audio_replies import form_fields, openai_speech, openai_transcription
+from tests.ai.wire_servers.audio_replies import (
+    form_fields,
+    openai_image,
+    openai_speech,
+    openai_transcription,
+)
 from tests.ai.wire_servers.google_replies import (
     google_error,
     google_function_call,
@@ -83,6 +88,7 @@ __all__ = [
     "google_text",
     "openai_embeddings",
     "openai_error",
+    "openai_image",
     "openai_message",
     "openai_speech",
     "openai_stream",

@@ -1,8 +1,9 @@
-"""Replies in the OpenAI audio wire formats (`/audio/transcriptions`, `/audio/speech`), and a
-reader for the multipart form a transcription request sends."""
+"""Replies in the OpenAI media wire formats (`/audio/transcriptions`, `/audio/speech`,
+`/images/generations`), and a reader for the multipart form a transcription request sends."""
 
 from __future__ import annotations
 
+import base64
 from email.parser import BytesParser
 from email.policy import HTTP
 
@@ -35,3 +36,20 @@ def form_fields(request: ReceivedRequest) -> dict[str, tuple[str | None, bytes]]
         name = part.get_param("name", header="content-disposition")
         fields[str(name)] = (part.get_filename(), part.get_payload(decode=True) or b"")
     return fields
+
+
+def openai_image(image: bytes, *, input_tokens: int = 12, output_tokens: int = 4_160) -> Reply:
+    """A gpt-image-1 `/images/generations` reply: the image as `b64_json`, token usage."""
+    return Reply.json(
+        {
+            "created": 1_700_000_000,
+            "data": [{"b64_json": base64.b64encode(image).decode()}],
+            "output_format": "png",
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "total_tokens": input_tokens + output_tokens,
+                "input_tokens_details": {"text_tokens": input_tokens, "image_tokens": 0},
+            },
+        }
+    )
