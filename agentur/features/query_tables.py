@@ -16,7 +16,7 @@ from sqlalchemy import Select, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.errors import InvalidInputError
-from agentur.features.instances import InstanceRef
+from agentur.features.instances import FEATURES, InstanceRef
 from agentur.features.schema import TableSchema
 
 MAX_WINDOW = 500
@@ -32,7 +32,12 @@ FilterValue = (
     | Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
     | Annotated[StrictFloat, Field(allow_inf_nan=False)]
 )
-TableName = Annotated[str, Field(max_length=64, description="Table name.")]
+# Every table a feature declares: the schema (and so a model or client) sees the names.
+KNOWN_TABLES = tuple(sorted({name for feature in FEATURES.values() for name in feature.tables}))
+TableName = Annotated[
+    Literal[KNOWN_TABLES],  # type: ignore[valid-type]
+    Field(description="A table of the instance's feature."),
+]
 ColumnNames = Annotated[list[Annotated[str, Field(max_length=65)]], Field(max_length=MAX_COLUMNS)]
 Filters = Annotated[list["Filter"], Field(max_length=MAX_FILTERS, description="All must hold.")]
 

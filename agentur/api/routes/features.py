@@ -12,12 +12,15 @@ from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import ForbiddenError, InvalidInputError, TooLargeError
 from agentur.features.instances import FEATURES, create_instance, list_instances
-from agentur.features.query_tables import AggregateArguments, QueryArguments
+from agentur.features.query_tables import KNOWN_TABLES, AggregateArguments, QueryArguments
 
 router = APIRouter(prefix="/features", tags=["features"], responses=AUTHENTICATED)
 
 InstanceId = Annotated[str, Path(max_length=36, description="A feature instance of your mandate.")]
-TableName = Annotated[str, Path(max_length=64, description="A table of the instance's feature.")]
+TableName = Annotated[
+    Literal[KNOWN_TABLES],  # type: ignore[valid-type]
+    Path(description="A table of the instance's feature."),
+]
 
 
 FeatureCode = Literal[tuple(sorted(FEATURES))]  # type: ignore[valid-type]
