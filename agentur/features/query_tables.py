@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.errors import InvalidInputError
 from agentur.features.instances import FEATURES, InstanceRef
 from agentur.features.schema import TableSchema
+from agentur.json_numbers import JsonInt
 
 MAX_WINDOW = 500
 MAX_GROUPS = 1_000
@@ -59,7 +60,7 @@ class Filter(BaseModel):
 
 class BrowseArguments(BaseModel):
     table: TableName
-    sample_rows: int = Field(default=5, ge=0, le=50, description="Sample rows to show.")
+    sample_rows: JsonInt = Field(default=5, ge=0, le=50, description="Sample rows to show.")
 
 
 class QueryArguments(BaseModel):
@@ -71,8 +72,8 @@ class QueryArguments(BaseModel):
     order_by: ColumnNames = Field(
         default_factory=list, description="Columns to sort by; prefix '-' for descending."
     )
-    offset: int = Field(default=0, ge=0, le=10_000_000)
-    limit: int = Field(default=50, ge=1, le=MAX_WINDOW)
+    offset: JsonInt = Field(default=0, ge=0, le=10_000_000)
+    limit: JsonInt = Field(default=50, ge=1, le=MAX_WINDOW)
 
 
 class AggregateArguments(BaseModel):
@@ -86,7 +87,7 @@ class AggregateArguments(BaseModel):
     order: Literal["group", "value_desc", "value_asc"] = Field(
         default="group", description="Sort groups by their key or by the aggregate value."
     )
-    limit: int = Field(default=100, ge=1, le=MAX_GROUPS, description="Groups at most.")
+    limit: JsonInt = Field(default=100, ge=1, le=MAX_GROUPS, description="Groups at most.")
 
 
 def _scoped(schema: TableSchema, instance: InstanceRef) -> list[Any]:
