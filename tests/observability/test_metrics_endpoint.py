@@ -7,11 +7,15 @@ import httpx
 from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
 
-from agentur.ai.providers.scripted import ScriptedTurn
+from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
+from agentur.ai.service import AiService
 from agentur.api.app import create_app
+from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from tests.agent.support import call, chat_model, scripted
 from tests.conftest import Tenants
+from tests.knowledge.conftest import knowledge_settings, upload
+from tests.knowledge.sample_files import MARKDOWN
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -107,3 +111,35 @@ async def test_api_key_mode_needs_a_platform_admin_and_none_is_open(
         await scrape(remote, **admin.headers)
         runtime.settings.metrics_auth = "none"
         await scrape(remote)
+
+
+async def test_indexing_and_search_metrics_follow_the_worker_and_the_search(
+    client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants
+) -> None:
+    await runtime.ai.aclose()
+    runtime.ai = AiService([ScriptedProvider()])  # its trigram embeddings: fast, offline
+    store = KnowledgeStore(runtime, knowledge_settings())
+    use_knowledge_store(runtime, store)
+    alice = await tenants.member()
+    before = await scrape(client)
+    await upload(runtime, alice.context, "guide.md", MARKDOWN)
+    outcomes = await store.worker.run_until_idle()
+    assert [o.status for o in outcomes] == ["indexed"]
+    search = await client.post(
+        "/v1/knowledge/search", headers=alice.headers, json={"query": "install setup"}
+    )
+    assert search.status_code == 200 and search.json()["hits"], search.text
+    after = await scrape(client)
+
+    assert moved(before, after, "agentur_indexed_files_total", status="indexed") == 1
+    assert moved(before, after, "agentur_indexed_chunks_total") == outcomes[0].chunks > 0
+    assert after[("agentur_index_pending_files", frozenset())] == 0  # the last poll: idle
+    assert moved(before, after, "agentur_knowledge_search_seconds_count") == 1
+    embedding_tokens = [
+        value - before.get((name, labels), 0.0)
+        for (name, labels), value in after.items()
+        if name == "agentur_gateway_tokens_total"
+        and ("model", "scripted-embedding") in labels
+        and ("direction", "input") in labels
+    ]
+    assert sum(embedding_tokens) > 0  # indexing and the query vector are billed calls
