@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -81,6 +82,16 @@ class Settings(PartSettings):
         default="en", description="Language when the request has no usable `Accept-Language`."
     )
     log_level: str = Field(default="INFO", description="Python logging level.")
+    metrics_auth: Literal["auto", "none", "bearer", "api_key"] = Field(
+        default="auto",
+        description="Who may read `/metrics`: `auto` = the `metrics_token` as bearer when set, "
+        "else only clients on the loopback address; `none` = anyone; `bearer` = the "
+        "`metrics_token`; `api_key` = an API key of a platform admin.",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token Prometheus sends to scrape `/metrics` (`auto` and `bearer`).",
+    )
 
     @field_validator("database_url")
     @classmethod

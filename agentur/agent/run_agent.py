@@ -28,6 +28,7 @@ from agentur.agent.tool_round import round_offer, run_tools
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
 from agentur.tools.sub_agent_port import SUB_AGENT_KEY
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
 from agentur.tools.windowing import RESULT_STORE_KEY, ResultStore
@@ -52,6 +53,13 @@ async def run_agent(
 async def execute_run(
     prepared: PreparedRun, deps: AgentDependencies, emit: EventSink = discard_event
 ) -> AgentResult:
+    with agent_run_span(prepared.run_id) as span:
+        result = await _execute(prepared, deps, emit)
+        end_agent_run(span, result.status.value, result.rounds, result.duration_ms / 1000)
+    return result
+
+
+async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSink) -> AgentResult:
     started = time.perf_counter()
     settings = deps.settings
     run = RunState(
@@ -154,31 +162,34 @@ async def _loop(run: RunState, pinned: Message) -> str:
     )
     run.toolboxes = ToolboxState.initial(environment, config.initial_toolboxes)
     for round_index in range(1, config.max_rounds + 1):
-        run.rounds = round_index
-        round_started = time.perf_counter()
-        knowledge = await knowledge_block(run)
-        offer = round_offer(run)
-        response = await model_round(run, pinned, offer.definitions, knowledge)
-        try:
-            response = settle_text_tool_calls(run, response, offer)
-        except RetryRound:
+        with round_span(round_index):
+            run.rounds = round_index
+            round_started = time.perf_counter()
+            knowledge = await knowledge_block(run)
+            offer = round_offer(run)
+            response = await model_round(run, pinned, offer.definitions, knowledge)
+            try:
+                response = settle_text_tool_calls(run, response, offer)
+            except RetryRound:
+                await run.trace.flush()
+                continue
+            run.conversation.add_assistant(response.text, response.tool_calls)
+            if response.text:
+                run.last_text = response.text
+            outcomes = (
+                await run_tools(run, offer, response.tool_calls) if response.tool_calls else []
+            )
+            run.trace.add(
+                TraceKind.round,
+                {"tool_calls": len(outcomes)},
+                round_index=round_index,
+                duration_ms=(time.perf_counter() - round_started) * 1000,
+            )
+            if response.tool_calls:
+                await remember_round(run, response, outcomes)
             await run.trace.flush()
-            continue
-        run.conversation.add_assistant(response.text, response.tool_calls)
-        if response.text:
-            run.last_text = response.text
-        outcomes = await run_tools(run, offer, response.tool_calls) if response.tool_calls else []
-        run.trace.add(
-            TraceKind.round,
-            {"tool_calls": len(outcomes)},
-            round_index=round_index,
-            duration_ms=(time.perf_counter() - round_started) * 1000,
-        )
-        if response.tool_calls:
-            await remember_round(run, response, outcomes)
-        await run.trace.flush()
-        if not response.tool_calls:
-            return response.text
+            if not response.tool_calls:
+                return response.text
     raise StopRun(
         RunStatus.max_rounds_reached,
         f"the limit of {config.max_rounds} rounds was reached",

@@ -20,7 +20,14 @@ from agentur.ai.embed_texts import Embeddings, embed_texts
 from agentur.ai.gateway_errors import BudgetExceededError, NoModelError
 from agentur.ai.gateway_store import GatewayStore, MemoryGatewayStore
 from agentur.ai.mandate_ai_settings import MandateAiConfig
-from agentur.ai.messages import AiRequest, AiResponse, StreamEvent, TextDelta, ToolCallDelta
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+)
 from agentur.ai.model_registry import ModelRegistry
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.neutralization.gate import reidentify_response
@@ -34,6 +41,7 @@ from agentur.ai.settings import AiSettings
 from agentur.ai.stream_attempt import stream_attempt
 from agentur.ai.stream_error import StreamError
 from agentur.context import RequestContext
+from agentur.observability.gen_ai import gateway_call
 
 __all__ = ["AiService", "Embeddings", "NoModelError", "StreamError"]
 
@@ -207,19 +215,24 @@ class AiService:
             attempt, reservation = held
             provider = self.registry.provider_for(spec)
             try:
-                try:
-                    response = await call_with_retries(
-                        lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
-                        self.retry_policy,
-                        provider=spec.provider,
-                        model=spec.name,
-                        sleep=self.sleep,
-                        on_retry=lambda e, n, s=spec: log_retry(s, e, n),
+                with gateway_call(spec.provider, spec.name, str(request.operation)) as observed:
+                    try:
+                        response = await call_with_retries(
+                            lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
+                            self.retry_policy,
+                            provider=spec.provider,
+                            model=spec.name,
+                            sleep=self.sleep,
+                            on_retry=lambda e, n, s=spec: log_retry(s, e, n),
+                        )
+                    except ProviderError as error:
+                        observed.failed(error)
+                        failures.failed(spec, error)
+                        continue
+                    observed.done(
+                        response.model, response.usage.input_tokens, response.usage.output_tokens
                     )
-                except ProviderError as error:
-                    failures.failed(spec, error)
-                    continue
-                return await self._finish(response, spec, prepared, context, reservation)
+                    return await self._finish(response, spec, prepared, context, reservation)
             finally:
                 await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
@@ -237,45 +250,54 @@ class AiService:
             if held is None:
                 continue
             attempt, reservation = held
-            try:
-                tries = 0
-                while True:
-                    emitted = False
-                    try:
-                        async for event in stream_attempt(
-                            self.registry.provider_for(spec),
-                            spec,
-                            attempt,
-                            finish=lambda r, s=spec, h=reservation: self._finish(
-                                r, s, prepared, context, h
-                            ),
-                        ):
-                            if isinstance(event, TextDelta | ToolCallDelta):
-                                emitted = True
-                            yield event
-                        return
-                    except Exception as raw:
-                        error = as_provider_error(raw, spec.provider, spec.name)
-                        if error is None:
-                            raise
-                        if emitted:
-                            yield StreamError(
-                                f"the stream from {spec.id} broke after text was sent: {error}",
-                                model=spec.id,
-                                provider=spec.provider,
-                                status_code=error.status_code,
-                                retryable=error.retryable,
-                            )
+            with gateway_call(spec.provider, spec.name, str(request.operation)) as observed:
+                try:
+                    tries = 0
+                    while True:
+                        emitted = False
+                        try:
+                            async for event in stream_attempt(
+                                self.registry.provider_for(spec),
+                                spec,
+                                attempt,
+                                finish=lambda r, s=spec, h=reservation: self._finish(
+                                    r, s, prepared, context, h
+                                ),
+                            ):
+                                if isinstance(event, TextDelta | ToolCallDelta):
+                                    emitted = True
+                                elif isinstance(event, StreamDone):
+                                    usage = event.response.usage
+                                    observed.done(
+                                        event.response.model,
+                                        usage.input_tokens,
+                                        usage.output_tokens,
+                                    )
+                                yield event
                             return
-                        tries += 1
-                        if error.retryable and tries <= self.retry_policy.max_retries:
-                            log_retry(spec, error, tries)
-                            await self.sleep(self.retry_policy.delay(tries, error))
-                            continue
-                        failures.failed(spec, error)
-                        break
-            finally:
-                await self.billing.release(reservation)  # a no-op once charged
+                        except Exception as raw:
+                            error = as_provider_error(raw, spec.provider, spec.name)
+                            if error is None:
+                                raise
+                            observed.failed(error)
+                            if emitted:
+                                yield StreamError(
+                                    f"the stream from {spec.id} broke after text was sent: {error}",
+                                    model=spec.id,
+                                    provider=spec.provider,
+                                    status_code=error.status_code,
+                                    retryable=error.retryable,
+                                )
+                                return
+                            tries += 1
+                            if error.retryable and tries <= self.retry_policy.max_retries:
+                                log_retry(spec, error, tries)
+                                await self.sleep(self.retry_policy.delay(tries, error))
+                                continue
+                            failures.failed(spec, error)
+                            break
+                finally:
+                    await self.billing.release(reservation)  # a no-op once charged
         raise failures.error()
 
     async def embed(

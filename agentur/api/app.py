@@ -24,6 +24,7 @@ from agentur.api.routes import (
     health,
     knowledge,
     me,
+    metrics,
     models,
     openai_compatible,
     workflows,
@@ -32,6 +33,8 @@ from agentur.assistant.settings import AssistantSettings
 from agentur.config import Settings
 from agentur.knowledge.background import start_background_indexing
 from agentur.knowledge.store import knowledge_store
+from agentur.observability.http_middleware import ObservabilityMiddleware
+from agentur.observability.tracing import configure_tracing
 from agentur.runtime import Runtime
 
 
@@ -59,12 +62,15 @@ def create_app(
             if owned:
                 await app.state.runtime.close()
 
+    configure_tracing()
     app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    app.add_middleware(ObservabilityMiddleware)
     if runtime is not None:
         app.state.runtime = runtime
     install_problem_handlers(app)
     install_openapi(app, lambda: setting_limits(app.state.runtime))
     app.include_router(health.router)
+    app.include_router(metrics.router)
     for module in (me, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent

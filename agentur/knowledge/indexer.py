@@ -53,6 +53,7 @@ from agentur.knowledge.write_index import (
     write_failure,
     write_index,
 )
+from agentur.observability import metrics
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.models import File
@@ -179,6 +180,10 @@ class FileIndexer:
                     group.clear()
             for group in waiting.values():
                 done.update(await self._finish(group, on_progress))
+        for outcome in done.values():
+            metrics.indexed_files.labels(outcome.status).inc()
+            if outcome.status in ("indexed", "lexical_only"):
+                metrics.indexed_chunks.inc(outcome.chunks)
         return [done[file_id] for file_id in file_ids]
 
     async def _build(self, claim: Claim) -> BuiltFile | IndexOutcome:

@@ -16,6 +16,7 @@ from agentur.knowledge.lexical import detect_language
 from agentur.knowledge.lexical_leg import lexical_leg
 from agentur.knowledge.search_legs import SearchFilters, vector_leg
 from agentur.knowledge.settings import KnowledgeSettings
+from agentur.observability import metrics
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 
@@ -78,6 +79,22 @@ class KnowledgeSearch:
         workflow_id: str | None = None,
         query_vector: list[float] | None = None,
         legs: tuple[str, ...] = (LEXICAL, VECTOR),
+    ) -> SearchResult:
+        with metrics.search_seconds.time():
+            return await self._search(
+                session, query, context, limit, filters, workflow_id, query_vector, legs
+            )
+
+    async def _search(
+        self,
+        session: AsyncSession,
+        query: str,
+        context: RequestContext,
+        limit: int,
+        filters: SearchFilters | None,
+        workflow_id: str | None,
+        query_vector: list[float] | None,
+        legs: tuple[str, ...],
     ) -> SearchResult:
         query = query.strip()
         if not query:

@@ -16,6 +16,7 @@ import time
 
 from agentur.knowledge.chunk_store import sweep_orphans
 from agentur.knowledge.indexer import FileIndexer, IndexOutcome
+from agentur.observability import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,9 @@ class IndexWorker:
         self._wake.set()
 
     async def run_once(self, limit: int = BATCH) -> list[IndexOutcome]:
-        outcomes = await self.indexer.index_files(await self.indexer.stale_file_ids(limit))
+        stale = await self.indexer.stale_file_ids(limit)
+        metrics.index_pending_files.set(len(stale))
+        outcomes = await self.indexer.index_files(stale)
         if time.monotonic() - self._last_sweep > SWEEP_INTERVAL_SECONDS:
             self._last_sweep = time.monotonic()
             async with self.indexer.database.transaction() as session:

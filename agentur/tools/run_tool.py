@@ -24,6 +24,7 @@ from agentur.context import request_context
 from agentur.egress.check_target import check_url
 from agentur.egress.policy import EgressPolicy
 from agentur.errors import AgenturError, ForbiddenError
+from agentur.observability.gen_ai import end_tool_call, tool_span
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.windowing import READ_TOOL_RESULT, RESULT_STORE_KEY, ResultStore, render_result
 
@@ -92,26 +93,12 @@ async def run_tool(
         )
     )
     started = time.perf_counter()
-    result: Any = None
-    is_error = True
-    try:
-        result = await _execute(tool, call, context, limits)
-        content = render_result(result)
-        if call.name != READ_TOOL_RESULT:
-            store = context.extras.setdefault(RESULT_STORE_KEY, ResultStore())
-            content = store.window(call.id, content, limits.max_result_chars)
-        is_error = False
-    except ValidationError as error:
-        content = describe_validation_error(tool, error)  # type: ignore[arg-type]
-    except AgenturError as error:
-        content = f"error: {error.detail}"
-    except TimeoutError:
-        timeout = (tool.timeout_seconds if tool else None) or limits.timeout_seconds
-        content = f"error: {call.name} did not finish within {timeout:g} s"
-    except Exception as error:  # a bug in a tool must not end the run
-        logger.exception("tool %s raised", call.name)
-        content = f"error: {call.name} failed unexpectedly ({type(error).__name__}: {error})"
-    duration_ms = (time.perf_counter() - started) * 1000
+    # An unknown name is the model's text: it must not become a metric label.
+    observed_name = call.name if tool is not None else "(not offered)"
+    with tool_span(observed_name, call.id) as span:
+        result, content, is_error = await _lifecycle(tool, call, context, limits)
+        duration_ms = (time.perf_counter() - started) * 1000
+        end_tool_call(span, observed_name, is_error, duration_ms / 1000)
     emit(
         AgentEvent(
             EventType.tool_result,
@@ -126,6 +113,30 @@ async def run_tool(
         )
     )
     return ToolOutcome(call, content, is_error, duration_ms, None if is_error else result)
+
+
+async def _lifecycle(
+    tool: Tool | None, call: ToolCall, context: ToolContext, limits: ToolLimits
+) -> tuple[Any, str, bool]:
+    """(raw result, what the model sees, is_error); every failure becomes an error text."""
+    try:
+        result = await _execute(tool, call, context, limits)
+        content = render_result(result)
+        if call.name != READ_TOOL_RESULT:
+            store = context.extras.setdefault(RESULT_STORE_KEY, ResultStore())
+            content = store.window(call.id, content, limits.max_result_chars)
+        return result, content, False
+    except ValidationError as error:
+        content = describe_validation_error(tool, error)  # type: ignore[arg-type]
+    except AgenturError as error:
+        content = f"error: {error.detail}"
+    except TimeoutError:
+        timeout = (tool.timeout_seconds if tool else None) or limits.timeout_seconds
+        content = f"error: {call.name} did not finish within {timeout:g} s"
+    except Exception as error:  # a bug in a tool must not end the run
+        logger.exception("tool %s raised", call.name)
+        content = f"error: {call.name} failed unexpectedly ({type(error).__name__}: {error})"
+    return None, content, True
 
 
 async def _execute(tool: Tool | None, call: ToolCall, context: ToolContext, limits: ToolLimits):

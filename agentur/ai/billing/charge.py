@@ -14,6 +14,7 @@ from agentur.ai.messages import Usage
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, utc_now
+from agentur.observability.gen_ai import charged
 
 
 @dataclass
@@ -82,4 +83,11 @@ class CallBilling:
         if reservation is not None:
             reservation.open = False
         await self.store.record(record, utc_now(), held)
+        charged(
+            spec.provider,
+            spec.name,
+            record.operation,
+            (usage.input_tokens, usage.output_tokens),
+            record.cost_chf,
+        )
         return record.cost_chf
