@@ -217,7 +217,10 @@ def filter_case(context: Any, case: Any) -> bool:
 def _positive(case: Any) -> bool:
     """Only cases meant to fit the schema are repaired; a negative case tests the refusal."""
     meta = getattr(case, "_meta", None)
-    return meta is None or str(meta.generation.mode) == "positive"
+    if meta is None:
+        return True
+    modes = [meta.generation.mode, *(info.mode for info in meta.components.values())]
+    return all(mode.is_positive for mode in modes)
 
 
 @schemathesis.hook
