@@ -128,10 +128,12 @@ def _command(
         "--new-session",
         "--hostname", "sandbox",
         "--clearenv", *setenv,
+        # The private /tmp first: a runtime that lives below /tmp (a CI clone's virtualenv)
+        # is then bound on top of it instead of being hidden by it.
+        "--size", str(limits.max_file_bytes), "--tmpfs", "/tmp",
         *_runtime_binds(sources),
         "--proc", "/proc",
         "--dev", "/dev",
-        "--size", str(limits.max_file_bytes), "--tmpfs", "/tmp",
         "--bind", str(scratch), SCRATCH,
         "--ro-bind", str(code_dir), str(Path(CODE).parent),
         "--chdir", SCRATCH,
