@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
@@ -18,6 +18,7 @@ from agentur.storage.blob_store import BlobStore, StoredBlob
 from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
 from agentur.storage.paging import page
 from agentur.storage.unique_change import unique_change
+from agentur.workspace import file_rows
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
 from agentur.workspace.folders import FolderService
 from agentur.workspace.names import free_name, validate_name
@@ -120,17 +121,7 @@ class FileService:
         return FileListing(files=[], total=int(total or 0))
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
-        ids = list(file_ids)
-        result: dict[str, list[str]] = {file_id: [] for file_id in ids}
-        if ids:
-            rows = await self.session.execute(
-                select(FileTag.file_id, FileTag.tag)
-                .where(FileTag.file_id.in_(ids))
-                .order_by(FileTag.tag)
-            )
-            for file_id, tag in rows:
-                result[file_id].append(tag)
-        return result
+        return await file_rows.tags_of(self.session, file_ids)
 
     async def read_bytes(self, file_id: str) -> tuple[File, bytes]:
         file = await self.get(file_id)
@@ -382,38 +373,25 @@ class FileService:
 
     async def _own_file_named(self, folder_key: str, name: str) -> File | None:
         context = self.context
-        return await self._file_named(context.mandate_id, context.user_id, folder_key, name)
+        return await file_rows.file_named(
+            self.session, context.mandate_id, context.user_id, folder_key, name
+        )
 
     async def _name_taken(self, file: File, folder_key: str, name: str) -> bool:
         """Whether another file of `file`'s owner has `name` in that folder."""
-        other = await self._file_named(file.mandate_id, file.owner_id, folder_key, name)
+        other = await file_rows.file_named(
+            self.session, file.mandate_id, file.owner_id, folder_key, name
+        )
         return other is not None and other.id != file.id
-
-    async def _file_named(
-        self, mandate_id: str, owner_id: str, folder_key: str, name: str
-    ) -> File | None:
-        query = select(File).where(
-            File.mandate_id == mandate_id,
-            File.owner_id == owner_id,
-            File.folder_key == folder_key,
-            File.name == name,
-        )
-        return (await self.session.execute(query)).scalar_one_or_none()
-
-    async def _names_in(self, folder_key: str) -> set[str]:
-        rows = await self.session.execute(
-            select(File.name).where(
-                File.mandate_id == self.context.mandate_id,
-                File.owner_id == self.context.user_id,
-                File.folder_key == folder_key,
-            )
-        )
-        return set(rows.scalars())
 
     async def _tag_list(self, file_id: str) -> list[str]:
         return (await self.tags_of([file_id]))[file_id]
 
     async def _replace_tags(self, file_id: str, tags: Iterable[str]) -> None:
-        await self.session.execute(delete(FileTag).where(FileTag.file_id == file_id))
-        self.session.add_all(FileTag(file_id=file_id, tag=tag) for tag in set(tags))
-        await self.session.flush()
+        await file_rows.replace_tags(self.session, file_id, tags)
+
+    async def _names_in(self, folder_key: str) -> set[str]:
+        context = self.context
+        return await file_rows.names_in(
+            self.session, context.mandate_id, context.user_id, folder_key
+        )
