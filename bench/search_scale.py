@@ -32,239 +32,40 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import json
 import math
 import os
-import re
 import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
-from sqlalchemy import text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agentur.context import RequestContext, Role  # noqa: E402
-from agentur.knowledge.chunk_store import (  # noqa: E402
-    ChunkRow,
-    ensure_vector_storage,
-    insert_chunks,
+from search_scale_data import (  # noqa: E402
+    MODEL,
+    SLOTS,
+    Corpus,
+    Layout,
+    Tenancy,
+    build,
+    chunk_ids,
+    exact_top10,
+    make_queries,
+    make_tenancy,
 )
+
 from agentur.knowledge.embedding import Embedder  # noqa: E402
-from agentur.knowledge.lexical import index_terms  # noqa: E402
 from agentur.knowledge.search import KnowledgeSearch  # noqa: E402
 from agentur.knowledge.settings import KnowledgeSettings  # noqa: E402
 from agentur.storage.database import Database  # noqa: E402
 from agentur.storage.migrate import upgrade_database  # noqa: E402
-from agentur.storage.models import File, Mandate, Membership, User  # noqa: E402
 
-# The shared data folder sits beside the checkout (or beside the worktrees' folder).
-DATA = next(
-    (p / "shared/data/germanquad" for p in ROOT.parents if (p / "shared/data/germanquad").is_dir()),
-    ROOT.parent / "shared/data/germanquad",
-)
-MODEL = "local:synthetic"
-CHUNKS_PER_FILE = 50
-CHUNK_CHARS = 1_000
-THEMES = 64
-# Weight of a direction every vector shares: embedding models put unrelated texts at cosine
-# ~0.75, not ~0 as random vectors would be (it matters to quantized indexes).
-ANISOTROPY = 3**0.5
 WARMUP = 100
 LEGS = {"hybrid": ("lexical", "vector"), "lexical": ("lexical",), "vector": ("vector",)}
-# Who owns each file, cycling through 20 slots: (mandate, owner, scope, visible to searcher).
-SLOTS = (
-    [("mine", "me", "personal", True)] * 12
-    + [("mine", "colleague", "mandate", True)] * 2
-    + [("mine", "colleague", "personal", False)] * 2
-    + [("other", "stranger", "personal", False)] * 3
-    + [("other", "stranger", "global", True)]
-)
-
-
-@dataclass
-class Corpus:
-    sentences: list[str]
-    terms: list[str]  # index terms of each sentence (folded words + stems)
-    questions: list[str]
-
-    @classmethod
-    def load(cls, path: Path = DATA) -> Corpus:
-        if not (path / "docs.jsonl").exists():
-            raise SystemExit(f"search_scale: GermanQuAD not found in {path}")
-        sentences: list[str] = []
-        for line in (path / "docs.jsonl").open():
-            text_ = json.loads(line)["text"]
-            sentences += [s.strip() for s in re.split(r"(?<=[.!?])\s+", text_) if len(s) > 20]
-        questions = [json.loads(line)["query_text"] for line in (path / "queries.jsonl").open()]
-        return cls(sentences, [index_terms(s, "de") for s in sentences], questions)
-
-
-@dataclass
-class Layout:
-    """Generated chunks (text picked by sentence ids, vectors in one matrix) and who sees them."""
-
-    dims: int
-    seed: int = 7
-    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    visible: list[bool] = field(default_factory=list)
-    files: dict[str, int] = field(default_factory=dict)  # file id -> its number
-
-    @property
-    def common(self) -> np.ndarray:
-        return _unit(np.random.default_rng(self.seed - 1).standard_normal((1, self.dims)))[0]
-
-    def grow(self, chunks: int) -> None:
-        rng = np.random.default_rng(self.seed + len(self.visible))
-        files = chunks // CHUNKS_PER_FILE
-        themes = _unit(np.random.default_rng(self.seed).standard_normal((THEMES, self.dims)))
-        centres = _unit(
-            themes[rng.integers(0, THEMES, files)] + _unit(rng.standard_normal((files, self.dims)))
-        )
-        noise = _unit(rng.standard_normal((files * CHUNKS_PER_FILE, self.dims)))
-        structure = _unit(np.repeat(centres, CHUNKS_PER_FILE, axis=0) + noise)
-        new = _unit(ANISOTROPY * self.common + structure).astype(np.float32)
-        self.vectors = new if not self.visible else np.vstack([self.vectors, new])
-        first_file = len(self.visible) // CHUNKS_PER_FILE
-        for number in range(first_file, first_file + files):
-            self.visible += [SLOTS[number % len(SLOTS)][3]] * CHUNKS_PER_FILE
-
-
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
-
-@dataclass
-class Tenancy:
-    searcher: RequestContext
-    users: dict[str, tuple[str, str]]  # role in SLOTS -> (user id, mandate id)
-
-
-async def make_tenancy(database: Database) -> Tenancy:
-    async with database.transaction() as session:
-        mine, other = Mandate(name="bench-mine"), Mandate(name="bench-other")
-        session.add_all([mine, other])
-        await session.flush()
-        users = {}
-        for role, mandate in (("me", mine), ("colleague", mine), ("stranger", other)):
-            user = User(
-                email=f"{role}@bench.test", display_name=role, is_platform_admin=role == "stranger"
-            )
-            session.add(user)
-            await session.flush()
-            session.add(Membership(user_id=user.id, mandate_id=mandate.id, role="member"))
-            users[role] = (user.id, mandate.id)
-    me, mandate = users["me"]
-    return Tenancy(RequestContext(user_id=me, mandate_id=mandate, role=Role.member), users)
-
-
-async def insert_until(
-    database: Database, tenancy: Tenancy, corpus: Corpus, layout: Layout, size: int
-) -> None:
-    """Writes files of CHUNKS_PER_FILE chunks until the database holds `size` chunks."""
-    have = await _count(database)
-    layout.grow(size - have)
-    rng = np.random.default_rng(have)
-    for start in range(have, size, CHUNKS_PER_FILE):
-        number = start // CHUNKS_PER_FILE
-        _, owner, scope, _ = SLOTS[number % len(SLOTS)]
-        user_id, mandate_id = tenancy.users[owner]
-        rows = []
-        for ordinal in range(CHUNKS_PER_FILE):
-            picked: list[int] = []
-            while sum(len(corpus.sentences[i]) for i in picked) < CHUNK_CHARS:
-                picked.append(int(rng.integers(0, len(corpus.sentences))))
-            body = " ".join(corpus.sentences[i] for i in picked)
-            terms = " ".join(corpus.terms[i] for i in picked)
-            vector = layout.vectors[start + ordinal].tolist()
-            rows.append(
-                ChunkRow(ordinal, body, [], "text", None, 0, len(body), "de", terms, vector)
-            )
-        async with database.transaction() as session:
-            file = File(
-                mandate_id=mandate_id,
-                owner_id=user_id,
-                folder_key="root",
-                name=f"synthetic-{number}.txt",
-                scope=scope,
-                neutralize=False,
-                size=1,
-                mime_type="text/plain",
-                sha256=hashlib.sha256(str(number).encode()).hexdigest(),
-            )
-            session.add(file)
-            await session.flush()
-            await insert_chunks(
-                session,
-                file_id=file.id,
-                mandate_id=mandate_id,
-                scope=scope,
-                rows=rows,
-                embedding_model=MODEL,
-            )
-        layout.files[file.id] = number
-
-
-async def build(
-    database: Database, tenancy: Tenancy, corpus: Corpus, layout: Layout, size: int
-) -> None:
-    """Grows the database to `size` chunks. On PostgreSQL the HNSW index is built after the
-    rows, as for a bulk import (inserting 100k rows into a live HNSW index took 15 minutes
-    here), then VACUUM ANALYZE runs, as autovacuum would have by the time anyone searches."""
-    if database.is_sqlite:
-        await insert_until(database, tenancy, corpus, layout, size)
-        return
-    async with database.transaction() as session:
-        await session.execute(text(f"DROP INDEX IF EXISTS ix_knowledge_chunks_hnsw_{layout.dims}"))
-    await insert_until(database, tenancy, corpus, layout, size)
-    async with database.transaction() as session:
-        await session.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
-        await ensure_vector_storage(session, layout.dims)
-    async with database.engine.connect() as connection:
-        await connection.execution_options(isolation_level="AUTOCOMMIT")
-        await connection.execute(text("VACUUM ANALYZE"))
-
-
-async def _count(database: Database) -> int:
-    async with database.session() as session:
-        return int(await session.scalar(text("SELECT count(*) FROM knowledge_chunks")) or 0)
-
-
-async def chunk_ids(database: Database, layout: Layout) -> np.ndarray:
-    """Database id of each generated chunk, by its row in `layout.vectors`."""
-    ids = np.zeros(len(layout.visible), dtype=np.int64)
-    async with database.session() as session:
-        rows = await session.execute(text("SELECT id, file_id, ordinal FROM knowledge_chunks"))
-        for chunk_id, file_id, ordinal in rows:
-            ids[layout.files[file_id] * CHUNKS_PER_FILE + ordinal] = chunk_id
-    return ids
-
-
-def make_queries(
-    corpus: Corpus, layout: Layout, count: int, seed: int
-) -> list[tuple[str, list[float]]]:
-    rng = np.random.default_rng(seed)
-    visible = np.flatnonzero(layout.visible)
-    targets = layout.vectors[rng.choice(visible, count)]
-    noise = _unit(rng.standard_normal((count, layout.dims)).astype(np.float32))
-    vectors = _unit(targets + 0.35 * noise)
-    texts = [corpus.questions[int(i)] for i in rng.integers(0, len(corpus.questions), count)]
-    return list(zip(texts, vectors.tolist(), strict=True))
-
-
-def exact_top10(layout: Layout, ids: np.ndarray, query: list[float]) -> set[int]:
-    scores = layout.vectors @ np.asarray(query, dtype=np.float32)
-    scores[~np.asarray(layout.visible)] = -np.inf
-    best = np.argpartition(-scores, 10)[:10]
-    return {int(ids[i]) for i in best}
 
 
 def cpu_seconds(server_pid: int | None) -> float:
