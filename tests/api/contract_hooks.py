@@ -15,14 +15,6 @@ from pydantic import BaseModel, ValidationError
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
 from agentur.connections.kinds import validate_settings
 from agentur.errors import InvalidInputError
-from agentur.features.instances import FEATURES, InstanceRef
-from agentur.features.query_tables import (
-    AggregateArguments,
-    Filter,
-    QueryArguments,
-    _conditions,
-    aggregate_statement,
-)
 from agentur.workspace.file_attributes import MAX_TAGS
 
 # Bodies checked by the assistant's own model: unique ids, references between steps, desks
@@ -106,99 +98,6 @@ def _connection_settings_fit(method: str, body: Any) -> bool:
     return True
 
 
-FEATURE = next(iter(FEATURES.values()))
-FEATURE_INSTANCE = InstanceRef(id="-", mandate_id="-", name="-", feature=FEATURE)
-
-
-def _usable_filter(schema: Any, item: Any) -> bool:
-    try:
-        _conditions(schema, [Filter.model_validate(item)])
-    except (InvalidInputError, ValidationError):
-        return False
-    return True
-
-
-def _repair_feature_body(path: str, body: Any) -> Any:
-    """Feature-data requests name columns of their table, give filter values of the column's
-    type and never SUM/AVG a balance or total column. The generator knows the table names (an
-    enum) but not which columns each table has, so generated column references are mapped
-    onto the table's own; bodies the schema itself refuses stay as they are (they test the
-    refusal)."""
-    model: Any = AggregateArguments if path.endswith("/aggregate") else QueryArguments
-    try:
-        args = model.model_validate(body)
-    except (ValidationError, TypeError):
-        return body
-    schema = FEATURE.tables[args.table]
-    known = list(schema.columns)
-    body = dict(body)
-    for key in ("columns", "group_by"):
-        if key in body:
-            body[key] = [name for name in body[key] if name in schema.columns]
-    if "order_by" in body:
-        body["order_by"] = [key for key in body["order_by"] if key.lstrip("-") in known]
-    if "filters" in body:
-        body["filters"] = [item for item in body["filters"] if _usable_filter(schema, item)]
-    if model is AggregateArguments:
-        try:
-            aggregate_statement(schema, FEATURE_INSTANCE, model.model_validate(body))
-        except (InvalidInputError, KeyError):
-            body["function"], body["column"] = "COUNT", None
-    return body
-
-
-def _header_only_file(case: Any) -> None:
-    """An import is a CSV whose header row names the table's columns: a header alone imports
-    nothing and is valid for every table."""
-    table = FEATURE.tables[case.path_parameters["table"]]
-    header = ",".join(column for column in table.columns).encode()
-    case.body = {"file": header + b"\n"}
-
-
-def _connection_settings_fit(method: str, body: Any) -> bool:
-    """A connection's `settings` follow its kind (each kind's own model); a PATCH merges them
-    into the current settings, so only the stored kind can judge them."""
-    if not isinstance(body, dict) or "settings" not in body:
-        return True
-    if method == "PATCH":
-        return body.get("settings") is None
-    try:
-        validate_settings(str(body.get("kind")), body.get("settings") or {})
-    except InvalidInputError:
-        return False
-    return True
-
-
-def _feature_arguments_fit(path: str, body: Any) -> bool:
-    """Feature-data requests name a table of the instance's feature and columns of that table,
-    never SUM/AVG a balance or total column, and give filter values of the column's type; an
-    import is a CSV/XLSX whose header row names the table's columns (generated files never do).
-    Bodies the schema itself refuses go through: they test the refusal."""
-    if path.endswith("/import"):
-        return False
-    if not isinstance(body, dict):
-        return True
-    try:
-        args: Any = (AggregateArguments if path.endswith("/aggregate") else QueryArguments)(**body)
-    except (ValidationError, TypeError):
-        return True
-    feature = next(iter(FEATURES.values()))
-    schema = feature.tables.get(args.table)
-    if schema is None:
-        return False
-    instance = InstanceRef(id="-", mandate_id="-", name="-", feature=feature)
-    try:
-        if isinstance(args, AggregateArguments):
-            aggregate_statement(schema, instance, args)
-        else:
-            for name in [*args.columns, *(key.lstrip("-") for key in args.order_by)]:
-                schema.column(name)
-            _conditions(schema, args.filters)
-    except (InvalidInputError, KeyError):
-        return False
-    return True
-
-
 @schemathesis.hook
 def filter_case(context: Any, case: Any) -> bool:
     # Case-level, so the rules hold in every phase (coverage cases skip the per-part hooks).
@@ -212,30 +111,3 @@ def filter_case(context: Any, case: Any) -> bool:
     if method in ("POST", "PUT"):
         return _keeps_definition_rules(path, case.body)
     return True
-
-
-def _positive(case: Any) -> bool:
-    """Only cases meant to fit the schema are repaired; a negative case tests the refusal."""
-    meta = getattr(case, "_meta", None)
-    if meta is None:
-        return True
-    modes = [meta.generation.mode, *(info.mode for info in meta.components.values())]
-    return all(mode.is_positive for mode in modes)
-
-
-@schemathesis.hook
-def map_case(context: Any, case: Any) -> Any:
-    path = case.operation.path
-    if not _positive(case):
-        return case
-    if (
-        path.endswith("/tables/{table}/import")
-        and case.path_parameters.get("table") in FEATURE.tables
-        and isinstance(case.body, dict)
-        and isinstance(case.body.get("file"), bytes | str)
-    ):
-        # Only a body the schema allows gets a real file; a malformed one tests the refusal.
-        _header_only_file(case)
-    elif path.endswith(("/query", "/aggregate")) and path.startswith("/v1/features/"):
-        case.body = _repair_feature_body(path, case.body)
-    return case
