@@ -223,7 +223,10 @@ class ApiCredential(Strict):
 
 
 class ApiCatalog(Strict):
-    base_url: str = Field(pattern=r"^https?://[^/?#@\s]+(/[^?#@\s]*)?$")
+    # Whitespace spelled out: `\s` means more characters (e.g. U+0085) in pydantic's regex
+    # engine than in the one that reads the OpenAPI document; the host is checked in full by
+    # the egress parser below.
+    base_url: str = Field(pattern=r"^https?://[^/?#@ \t\r\n\f\v]+(/[^?#@ \t\r\n\f\v]*)?$")
     endpoints: list[ApiEndpoint] = Field(default_factory=list, max_length=100)
     # Write-only: accepted here, encrypted at rest, never returned or shown to a model.
     credential: ApiCredential | None = None
