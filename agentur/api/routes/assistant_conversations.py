@@ -2,7 +2,8 @@
 
 `POST …/messages` streams Server-Sent Events (`thinking`, `chunk`, `sources`, `action`,
 `final`) when the client sends `Accept: text/event-stream`, else answers the final JSON.
-CORS answers only origins listed in the assistant's `allowed_origins`.
+CORS answers only origins listed in the assistant's `allowed_origins`; a publishable key
+sent from any other origin is refused (403), not merely left without CORS headers.
 Starting a conversation returns a secret `token`; a publishable-key caller must send it as
 `X-Conversation-Token` (with the same key) on every later call, else 404.
 """
@@ -16,7 +17,6 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from agentur.ai.service import AiService
 from agentur.api.assistant_dependencies import (
@@ -38,9 +38,9 @@ from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
 from agentur.assistant.send_escalation_email import send_escalation_email
 from agentur.assistant.settings import AssistantSettings
+from agentur.assistant.visitor_origin import is_allowed_origin
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
-from agentur.storage.models.assistant import Assistant
 
 router = APIRouter(
     prefix="/assistants",
@@ -73,14 +73,10 @@ class EscalationIn(BaseModel):
 
 
 async def _cors(session: SessionDep, request: Request, assistant_id: str) -> dict[str, str]:
-    """CORS headers when the request's Origin is allowed for this assistant (else none)."""
+    """CORS headers when the request's Origin is allowed for this assistant (else none).
+    A publishable key from any other origin is refused by the caller dependency."""
     origin = request.headers.get("origin")
-    if not origin:
-        return {}
-    definition = await session.scalar(
-        select(Assistant.definition).where(Assistant.id == assistant_id)
-    )
-    if not definition or origin not in definition.get("allowed_origins", []):
+    if not origin or not await is_allowed_origin(session, assistant_id, origin):
         return {}
     return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
 
