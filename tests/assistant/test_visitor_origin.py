@@ -72,6 +72,31 @@ async def test_a_publishable_key_from_another_origin_is_refused(
     said = await client.post(messages, json={"text": "hi"}, headers={**visitor, "Origin": SHOP})
     assert said.status_code == 200, said.text
     assert said.headers["access-control-allow-origin"] == SHOP
+    assert history.headers["access-control-allow-origin"] == SHOP
+
+
+async def test_errors_to_an_allowed_origin_are_readable(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
+    """The widget must be able to read a problem+json (a lost conversation, bad input)."""
+    admin = await tenants.member()
+    assistant_id, key = await _assistant_and_key(client, admin.headers)
+    base = f"/v1/assistants/{assistant_id}/conversations"
+    shop = {**key, "Origin": SHOP}
+    conversation = (await client.post(base, headers=shop)).json()
+    messages = f"{base}/{conversation['id']}/messages"
+    lost = await client.get(messages, headers={**shop, "X-Conversation-Token": "act_wrong"})
+    assert lost.status_code == 404
+    assert lost.headers["access-control-allow-origin"] == SHOP
+    visitor = {**shop, "X-Conversation-Token": conversation["token"]}
+    blank = await client.post(messages, json={"text": "   "}, headers=visitor)
+    assert blank.status_code == 422
+    assert blank.headers["access-control-allow-origin"] == SHOP
+    # Not for an origin the assistant does not list, nor for a request without one.
+    elsewhere = await client.get(messages, headers={**visitor, "Origin": EVIL})
+    assert "access-control-allow-origin" not in elsewhere.headers
+    missing = await client.get(f"/v1/assistants/{assistant_id}/nothing-here", headers=key)
+    assert "access-control-allow-origin" not in missing.headers
 
 
 async def test_origin_rules_apply_to_visitor_keys_only(

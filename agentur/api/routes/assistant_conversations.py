@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Depends, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
@@ -30,15 +30,14 @@ from agentur.api.dependencies import RuntimeDep, SessionDep
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import problem_responses
+from agentur.api.visitor_cors import CorsDep, cors_headers, preflight_headers
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
-from agentur.assistant.conversation_access import TOKEN_HEADER
 from agentur.assistant.conversation_service import ConversationService
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
 from agentur.assistant.send_escalation_email import send_escalation_email
 from agentur.assistant.settings import AssistantSettings
-from agentur.assistant.visitor_origin import is_allowed_origin
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
 
@@ -46,12 +45,10 @@ router = APIRouter(
     prefix="/assistants",
     tags=["assistant conversations"],
     responses=problem_responses(400, 401, 403, 404, 422, 429),
+    # First of all: the CORS grant also reaches error answers (see agentur.api.visitor_cors).
+    dependencies=[Depends(cors_headers)],
 )
 CONVERSATION_PARTS = Literal["messages", "escalations"]
-CORS_METHODS = "GET, POST, OPTIONS"
-CORS_HEADERS = (
-    f"Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone, {TOKEN_HEADER}"
-)
 
 
 class MessageIn(BaseModel):
@@ -72,26 +69,6 @@ class EscalationIn(BaseModel):
     text: str = Field(min_length=1, max_length=10_000)
 
 
-async def _cors(session: SessionDep, request: Request, assistant_id: str) -> dict[str, str]:
-    """CORS headers when the request's Origin is allowed for this assistant (else none).
-    A publishable key from any other origin is refused by the caller dependency."""
-    origin = request.headers.get("origin")
-    if not origin or not await is_allowed_origin(session, assistant_id, origin):
-        return {}
-    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-
-
-async def _preflight(session: SessionDep, request: Request, assistant_id: str) -> Response:
-    headers = await _cors(session, request, assistant_id)
-    if headers:
-        headers |= {
-            "Access-Control-Allow-Methods": CORS_METHODS,
-            "Access-Control-Allow-Headers": CORS_HEADERS,
-            "Access-Control-Max-Age": "600",
-        }
-    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)
-
-
 PREFLIGHT = {
     "status_code": status.HTTP_204_NO_CONTENT,
     "response_class": Response,
@@ -100,11 +77,9 @@ PREFLIGHT = {
 
 
 @router.options("/{assistant_id}/conversations", **PREFLIGHT)  # type: ignore[arg-type]
-async def preflight_conversations(
-    assistant_id: str, request: Request, session: SessionDep
-) -> Response:
+async def preflight_conversations(assistant_id: str, cors: CorsDep) -> Response:
     """CORS preflight for starting a conversation."""
-    return await _preflight(session, request, assistant_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=preflight_headers(cors))
 
 
 @router.options("/{assistant_id}/conversations/{conversation_id}/{part}", **PREFLIGHT)  # type: ignore[arg-type]
@@ -112,11 +87,10 @@ async def preflight_conversation_part(
     assistant_id: str,
     conversation_id: str,
     part: CONVERSATION_PARTS,
-    request: Request,
-    session: SessionDep,
+    cors: CorsDep,
 ) -> Response:
     """CORS preflight for a conversation's messages and escalations."""
-    return await _preflight(session, request, assistant_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=preflight_headers(cors))
 
 
 def _service(
@@ -136,9 +110,8 @@ def _service(
 )
 async def start_conversation(
     assistant_id: str,
-    request: Request,
+    cors: CorsDep,
     runtime: RuntimeDep,
-    session: SessionDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
     caller: CallerDep,
@@ -146,9 +119,7 @@ async def start_conversation(
 ) -> JSONResponse:
     caller.check_assistant(assistant_id)
     started = await _service(runtime, settings, ai, caller, box).start(assistant_id)
-    return JSONResponse(
-        started, status_code=201, headers=await _cors(session, request, assistant_id)
-    )
+    return JSONResponse(started, status_code=201, headers=cors)
 
 
 def _sse(event: TurnEvent) -> str:
@@ -175,15 +146,14 @@ async def send_message(
     conversation_id: str,
     body: MessageIn,
     request: Request,
+    cors: CorsDep,
     runtime: RuntimeDep,
-    session: SessionDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
     caller: CallerDep,
     box: CredentialsBoxDep,
 ) -> Response:
     caller.check_assistant(assistant_id)
-    headers = await _cors(session, request, assistant_id)
     events = _service(runtime, settings, ai, caller, box).send(
         assistant_id, conversation_id, body.text
     )
@@ -200,17 +170,19 @@ async def send_message(
         return StreamingResponse(
             stream(),
             media_type="text/event-stream",
-            headers=headers | {"Cache-Control": "no-store"},
+            headers=cors | {"Cache-Control": "no-store"},
         )
     collected = [first] + [event async for event in events]
     final: dict[str, Any] = collected[-1].data  # carries the thinking events too
-    return JSONResponse(json.loads(json.dumps(final, default=str)), headers=headers)
+    return JSONResponse(json.loads(json.dumps(final, default=str)), headers=cors)
 
 
 @router.get("/{assistant_id}/conversations/{conversation_id}/messages")
 async def history(
     assistant_id: str,
     conversation_id: str,
+    response: Response,
+    cors: CorsDep,
     runtime: RuntimeDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
@@ -218,6 +190,7 @@ async def history(
     box: CredentialsBoxDep,
 ) -> list[dict[str, Any]]:
     caller.check_assistant(assistant_id)
+    response.headers.update(cors)
     return await _service(runtime, settings, ai, caller, box).history(assistant_id, conversation_id)
 
 
@@ -235,7 +208,7 @@ async def escalate_by_email(
     assistant_id: str,
     conversation_id: str,
     body: EscalationIn,
-    request: Request,
+    cors: CorsDep,
     session: SessionDep,
     settings: AssistantSettingsDep,
     caller: CallerDep,
@@ -272,6 +245,4 @@ async def escalate_by_email(
         "alternatives": result.alternatives,
     }
     code = status.HTTP_200_OK if result.delivered else status.HTTP_503_SERVICE_UNAVAILABLE
-    return JSONResponse(
-        payload, status_code=code, headers=await _cors(session, request, assistant_id)
-    )
+    return JSONResponse(payload, status_code=code, headers=cors)
