@@ -31,6 +31,7 @@ from tests.assistant.smtp_inbox import Inbox, running_inbox
 from tests.conftest import Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
 
+RETURNS_PAGE = "https://shop.example/help/returns"
 # A host page with rude global rules: none may reach into the widget (Shadow DOM).
 PAGE = """<!doctype html>
 <html lang="en">
@@ -43,7 +44,7 @@ PAGE = """<!doctype html>
 <body>
 <header><h1>Example shop</h1></header>
 <main><p>Welcome to our shop.</p></main>
-<script src="{widget}" data-assistant="{assistant}" data-key="{key}" async></script>
+<script src="{widget}" data-assistant="{assistant}" data-key="{key}" {extra}async></script>
 </body>
 </html>"""
 
@@ -56,10 +57,10 @@ class Shop:
 
 @asynccontextmanager
 async def shop_page(
-    base_url: str, tenants: Tenants, allowed: list[str] | None = None
+    base_url: str, tenants: Tenants, allowed: list[str] | None = None, language: str = ""
 ) -> AsyncIterator[Shop]:
     """Serves the page (a second uvicorn) embedding an assistant that allows `allowed`
-    (default: exactly the page's own origin)."""
+    (default: exactly the page's own origin), optionally with `data-language`."""
     holder: dict[str, str] = {}
 
     async def page(_: object) -> HTMLResponse:
@@ -68,12 +69,18 @@ async def shop_page(
     async with live_server(Starlette(routes=[Route("/", page)])) as origin:
         admin = await tenants.member()
         definition = shop_definition(allowed_origins=[origin] if allowed is None else allowed)
+        definition["faqs"][0]["url"] = RETURNS_PAGE
         async with httpx.AsyncClient(base_url=base_url, headers=admin.headers) as api:
             created = await api.post("/v1/assistants", json=definition)
             assert created.status_code == 201, created.text
             assistant_id = created.json()["id"]
             key = await api.post(f"/v1/assistants/{assistant_id}/visitor-keys")
-        holder.update(widget=f"{base_url}/widget.js", assistant=assistant_id, key=key.json()["key"])
+        holder.update(
+            widget=f"{base_url}/widget.js",
+            assistant=assistant_id,
+            key=key.json()["key"],
+            extra=f'data-language="{language}" ' if language else "",
+        )
         yield Shop(f"{origin}/", assistant_id)
 
 
@@ -109,10 +116,10 @@ async def _say(page: Page, text: str) -> Locator:
     return answer
 
 
-async def _open(page: Page, url: str) -> Locator:
+async def _open(page: Page, url: str, open_chat: str = "Chat öffnen") -> Locator:
     await page.goto(url)
     widget = _widget(page)
-    await widget.get_by_role("button", name="Chat öffnen").click()
+    await widget.get_by_role("button", name=open_chat).click()
     await expect(widget.get_by_role("dialog", name="Chat")).to_be_visible()
     return widget
 
@@ -153,8 +160,10 @@ async def _conversation(page: Page, widget: Locator, inbox: Inbox) -> None:
     # FAQ: the stored answer verbatim, the FAQ as its source, the thinking panel.
     faq = await _say(page, "How can I return an item?")
     await expect(faq.locator("p.text")).to_have_text(RETURNS_ANSWER)
-    source = faq.locator(".sources li")
+    source = faq.locator(".sources li").get_by_role("link")
     await expect(source).to_have_text("Häufige Frage: How can I return an item?")
+    await expect(source).to_have_attribute("href", RETURNS_PAGE)
+    await expect(source).to_have_attribute("target", "_blank")
     thinking = faq.locator("details.thinking")
     await thinking.locator("summary").click()
     await expect(thinking.locator("li").first).to_have_text(PHRASES["thinking_classify"]["en"])
@@ -238,13 +247,15 @@ async def _keyboard_and_tab(
 async def test_a_page_on_an_origin_not_allowed_gets_no_conversation(
     base_url: str, tenants: Tenants, runtime: Runtime, browser_context: BrowserContext
 ) -> None:
-    async with shop_page(base_url, tenants, allowed=["https://shop.example"]) as shop:
+    # `data-language` overrides the browser's German.
+    allowed = ["https://shop.example"]
+    async with shop_page(base_url, tenants, allowed, language="fr") as shop:
         page = await browser_context.new_page()
-        widget = await _open(page, shop.url)
-        await widget.get_by_label("Ihre Nachricht").fill("How can I return an item?")
-        await widget.get_by_role("button", name="Senden").click()
+        widget = await _open(page, shop.url, open_chat="Ouvrir le chat")
+        await widget.get_by_label("Votre message").fill("How can I return an item?")
+        await widget.get_by_role("button", name="Envoyer").click()
         await expect(widget.get_by_role("alert")).to_have_text(
-            "Der Chat ist im Moment nicht erreichbar. Bitte versuchen Sie es später."
+            "Le chat n'est pas disponible pour le moment. Veuillez réessayer plus tard."
         )
         await expect(widget.locator("article.visitor")).to_have_count(1)
         assert await _conversations(runtime, shop.assistant_id) == 0
