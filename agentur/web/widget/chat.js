@@ -14,7 +14,7 @@ export class Chat {
     this.t = t;
     this.busy = false;
     this.messages = [];
-    this.restored = false;
+    this.restoring = null;
   }
 
   attach(view) {
@@ -41,16 +41,20 @@ export class Chat {
     this.view.scrollToEnd();
   }
 
-  /** On first open: this tab's earlier messages, or the greeting. */
-  async restore() {
-    if (this.restored) return;
-    this.restored = true;
+  /** On first open: this tab's earlier messages, or the greeting (once; later calls wait). */
+  restore() {
+    this.restoring ??= this.#restore();
+    return this.restoring;
+  }
+
+  async #restore() {
     let records = [];
     if (this.conversation.started) {
       try {
         records = await this.conversation.history();
-      } catch {
-        this.conversation.forget(); // expired or removed: the next message starts anew
+      } catch (error) {
+        // Expired or removed: the next message starts anew (a network failure keeps it).
+        if (error.status === 404) this.conversation.forget();
       }
     }
     this.#append(AssistantMessage.greeting(this.t("greeting"), this.#hooks()));
@@ -64,6 +68,7 @@ export class Chat {
   async send(text) {
     if (this.busy) return;
     this.busy = true;
+    await this.restore(); // the earlier messages come first, even when typed fast
     for (const message of this.messages) message.retireChoices?.();
     this.view.input.value = "";
     this.view.input.removeAttribute("inputmode");

@@ -9,7 +9,9 @@
  */
 (() => {
   "use strict";
-  const script = document.currentScript;
+  // currentScript is set while a classic script runs, also when a tag manager inserted it.
+  const script =
+    document.currentScript || document.querySelector("script[src*='widget.js'][data-assistant]");
   if (!script || !script.src) return;
   const data = script.dataset;
   if (!data.assistant || !data.key) {
