@@ -27,6 +27,7 @@ from agentur.api.routes import (
     metrics,
     models,
     openai_compatible,
+    widget,
     workflows,
 )
 from agentur.assistant.settings import AssistantSettings
@@ -71,6 +72,7 @@ def create_app(
     install_openapi(app, lambda: setting_limits(app.state.runtime))
     app.include_router(health.router)
     app.include_router(metrics.router)
+    app.include_router(widget.router)  # the visitor widget's script (/widget.js)
     for module in (me, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent

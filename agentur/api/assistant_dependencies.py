@@ -22,6 +22,7 @@ from agentur.assistant.conversation_access import ConversationAccess
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.rate_limit import VisitorRateLimit
 from agentur.assistant.settings import AssistantSettings
+from agentur.assistant.visitor_origin import check_visitor_origin
 from agentur.context import RequestContext, Role, resolve_language, resolve_timezone
 from agentur.errors import NotFoundError
 
@@ -83,6 +84,8 @@ async def get_caller(
     token = bearer_token(credentials)
     if is_visitor_key(token):
         visitor = await authenticate_visitor(session, token)
+        # Before the rate limit: a refused origin spends none of the key's budget.
+        await check_visitor_origin(session, visitor.assistant_id, request.headers.get("origin"))
         await _limiter(request, runtime).check(
             visitor.key_id, settings.assistant_visitor_rate_per_minute
         )

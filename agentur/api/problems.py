@@ -110,19 +110,29 @@ def allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def keep_for_errors(request: Request, headers: dict[str, str]) -> None:
+    """Headers that an error answer to this request carries too: a route's CORS grant (the
+    visitor routes, see agentur.api.visitor_cors), or a browser could not read the error."""
+    request.state.error_headers = headers
+
+
+def kept_for_errors(request: Request) -> dict[str, str]:
+    return dict(getattr(request.state, "error_headers", None) or {})
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(AgenturError)
-    async def _domain(_: Request, error: AgenturError) -> JSONResponse:
-        return problem(error.status_code, error.title, error.detail)
+    async def _domain(request: Request, error: AgenturError) -> JSONResponse:
+        return problem(error.status_code, error.title, error.detail, kept_for_errors(request))
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
+    async def _validation(request: Request, error: RequestValidationError) -> JSONResponse:
         detail, fields = _describe_validation(error)
-        return problem(422, "Invalid input", detail, errors=fields)
+        return problem(422, "Invalid input", detail, kept_for_errors(request), errors=fields)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
-        headers = dict(error.headers or {})
+        headers = kept_for_errors(request) | dict(error.headers or {})
         if error.status_code == 405:
             headers["Allow"] = allowed_methods(request)
         return problem(error.status_code, str(error.detail), str(error.detail), headers)

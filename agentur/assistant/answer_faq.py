@@ -7,7 +7,10 @@ from agentur.assistant.events import TurnEvent, chunk, sources
 
 
 def faq_source(faq: Faq) -> dict[str, object]:
-    return {"kind": "faq", "faq_id": faq.id, "question": faq.question}
+    source: dict[str, object] = {"kind": "faq", "faq_id": faq.id, "question": faq.question}
+    if faq.url:
+        source["url"] = faq.url  # the widget shows the source as a link
+    return source
 
 
 def answer_faq(faq: Faq) -> tuple[list[TurnEvent], str]:

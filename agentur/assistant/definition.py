@@ -51,12 +51,22 @@ Bound = Annotated[StrictFloat, Field(ge=-MAX_NUMBER, le=MAX_NUMBER)]
 Id = Annotated[str, Field(default_factory=short_id, pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
+# An absolute http(s) address; whitespace spelled out (see ApiCatalog.base_url for why).
+WEB_ADDRESS = r"^https?://[^/?#@ \t\r\n\f\v]+([/?#][^ \t\r\n\f\v]*)?$"
+
+
 class Faq(Strict):
     id: Id
     question: str = Field(min_length=1, max_length=1_000)
     answer: str = Field(min_length=1, max_length=20_000)
     variants: list[str] = Field(default_factory=list, max_length=50)
     keywords: list[str] = Field(default_factory=list, max_length=50)
+    url: str | None = Field(
+        default=None,
+        max_length=2_000,
+        pattern=WEB_ADDRESS,
+        description="A web page with more on this answer; visitors see it as the source link.",
+    )
 
 
 class Validation(Strict):

@@ -79,6 +79,7 @@ async def test_sub_resource_crud(client: httpx.AsyncClient, tenants: Tenants) ->
         "answer": "Yes, EU.",
         "variants": [],
         "keywords": [],
+        "url": None,
     }
     bad = await client.post(f"{base}/faqs", json={"question": "No answer"}, headers=admin.headers)
     # The body is the item itself, so the error names its own field.

@@ -3,50 +3,27 @@ error and the desk's other options — never a message that claims delivery."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.handlers import Message as MessageHandler
 
 from agentur.assistant.definition import HelpDesk
 from agentur.assistant.phrases import PHRASES
 from agentur.assistant.send_escalation_email import send_escalation_email
 from agentur.assistant.settings import AssistantSettings
 from tests.assistant.definitions import shop_definition
+from tests.assistant.smtp_inbox import Inbox, free_port, running_inbox
 from tests.conftest import Tenants
 
 DESK = HelpDesk.model_validate(shop_definition()["help_desks"][0])
 SENT_WORDS = [PHRASES["email_sent"][lang].split("{")[0].strip() for lang in PHRASES["email_sent"]]
 
 
-class Inbox(MessageHandler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[object] = []
-
-    def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
-        self.messages.append(message)
-
-
 @pytest.fixture
 def smtp_server() -> Iterator[tuple[int, Inbox]]:
-    inbox = Inbox()
-    port = _free_port()  # aiosmtpd probes its own port on start, so 0 does not work
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield port, inbox
-    finally:
-        controller.stop()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    with running_inbox() as server:
+        yield server
 
 
 def _claims_delivery(text: str) -> bool:
@@ -65,7 +42,7 @@ async def test_unconfigured_email_never_reports_success(language: str) -> None:
 
 
 async def test_refused_connection_is_an_honest_failure() -> None:
-    settings = AssistantSettings(smtp_host="127.0.0.1", smtp_port=_free_port(), smtp_starttls=False)
+    settings = AssistantSettings(smtp_host="127.0.0.1", smtp_port=free_port(), smtp_starttls=False)
     result = await send_escalation_email(settings, DESK, None, "Hello", "en")
     assert result.delivered is False and result.error
     assert not _claims_delivery(result.message)

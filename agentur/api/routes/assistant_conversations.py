@@ -2,7 +2,8 @@
 
 `POST …/messages` streams Server-Sent Events (`thinking`, `chunk`, `sources`, `action`,
 `final`) when the client sends `Accept: text/event-stream`, else answers the final JSON.
-CORS answers only origins listed in the assistant's `allowed_origins`.
+CORS answers only origins listed in the assistant's `allowed_origins`; a publishable key
+sent from any other origin is refused (403), not merely left without CORS headers.
 Starting a conversation returns a secret `token`; a publishable-key caller must send it as
 `X-Conversation-Token` (with the same key) on every later call, else 404.
 """
@@ -13,10 +14,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Depends, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from agentur.ai.service import AiService
 from agentur.api.assistant_dependencies import (
@@ -30,9 +30,9 @@ from agentur.api.dependencies import RuntimeDep, SessionDep
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import problem_responses
+from agentur.api.visitor_cors import CorsDep, cors_headers, preflight_headers
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
-from agentur.assistant.conversation_access import TOKEN_HEADER
 from agentur.assistant.conversation_service import ConversationService
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
@@ -40,18 +40,15 @@ from agentur.assistant.send_escalation_email import send_escalation_email
 from agentur.assistant.settings import AssistantSettings
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
-from agentur.storage.models.assistant import Assistant
 
 router = APIRouter(
     prefix="/assistants",
     tags=["assistant conversations"],
     responses=problem_responses(400, 401, 403, 404, 422, 429),
+    # First of all: the CORS grant also reaches error answers (see agentur.api.visitor_cors).
+    dependencies=[Depends(cors_headers)],
 )
 CONVERSATION_PARTS = Literal["messages", "escalations"]
-CORS_METHODS = "GET, POST, OPTIONS"
-CORS_HEADERS = (
-    f"Authorization, Content-Type, Accept, Accept-Language, X-User-Timezone, {TOKEN_HEADER}"
-)
 
 
 class MessageIn(BaseModel):
@@ -72,30 +69,6 @@ class EscalationIn(BaseModel):
     text: str = Field(min_length=1, max_length=10_000)
 
 
-async def _cors(session: SessionDep, request: Request, assistant_id: str) -> dict[str, str]:
-    """CORS headers when the request's Origin is allowed for this assistant (else none)."""
-    origin = request.headers.get("origin")
-    if not origin:
-        return {}
-    definition = await session.scalar(
-        select(Assistant.definition).where(Assistant.id == assistant_id)
-    )
-    if not definition or origin not in definition.get("allowed_origins", []):
-        return {}
-    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-
-
-async def _preflight(session: SessionDep, request: Request, assistant_id: str) -> Response:
-    headers = await _cors(session, request, assistant_id)
-    if headers:
-        headers |= {
-            "Access-Control-Allow-Methods": CORS_METHODS,
-            "Access-Control-Allow-Headers": CORS_HEADERS,
-            "Access-Control-Max-Age": "600",
-        }
-    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)
-
-
 PREFLIGHT = {
     "status_code": status.HTTP_204_NO_CONTENT,
     "response_class": Response,
@@ -104,11 +77,9 @@ PREFLIGHT = {
 
 
 @router.options("/{assistant_id}/conversations", **PREFLIGHT)  # type: ignore[arg-type]
-async def preflight_conversations(
-    assistant_id: str, request: Request, session: SessionDep
-) -> Response:
+async def preflight_conversations(assistant_id: str, cors: CorsDep) -> Response:
     """CORS preflight for starting a conversation."""
-    return await _preflight(session, request, assistant_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=preflight_headers(cors))
 
 
 @router.options("/{assistant_id}/conversations/{conversation_id}/{part}", **PREFLIGHT)  # type: ignore[arg-type]
@@ -116,11 +87,10 @@ async def preflight_conversation_part(
     assistant_id: str,
     conversation_id: str,
     part: CONVERSATION_PARTS,
-    request: Request,
-    session: SessionDep,
+    cors: CorsDep,
 ) -> Response:
     """CORS preflight for a conversation's messages and escalations."""
-    return await _preflight(session, request, assistant_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=preflight_headers(cors))
 
 
 def _service(
@@ -140,9 +110,8 @@ def _service(
 )
 async def start_conversation(
     assistant_id: str,
-    request: Request,
+    cors: CorsDep,
     runtime: RuntimeDep,
-    session: SessionDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
     caller: CallerDep,
@@ -150,9 +119,7 @@ async def start_conversation(
 ) -> JSONResponse:
     caller.check_assistant(assistant_id)
     started = await _service(runtime, settings, ai, caller, box).start(assistant_id)
-    return JSONResponse(
-        started, status_code=201, headers=await _cors(session, request, assistant_id)
-    )
+    return JSONResponse(started, status_code=201, headers=cors)
 
 
 def _sse(event: TurnEvent) -> str:
@@ -179,15 +146,14 @@ async def send_message(
     conversation_id: str,
     body: MessageIn,
     request: Request,
+    cors: CorsDep,
     runtime: RuntimeDep,
-    session: SessionDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
     caller: CallerDep,
     box: CredentialsBoxDep,
 ) -> Response:
     caller.check_assistant(assistant_id)
-    headers = await _cors(session, request, assistant_id)
     events = _service(runtime, settings, ai, caller, box).send(
         assistant_id, conversation_id, body.text
     )
@@ -204,17 +170,19 @@ async def send_message(
         return StreamingResponse(
             stream(),
             media_type="text/event-stream",
-            headers=headers | {"Cache-Control": "no-store"},
+            headers=cors | {"Cache-Control": "no-store"},
         )
     collected = [first] + [event async for event in events]
     final: dict[str, Any] = collected[-1].data  # carries the thinking events too
-    return JSONResponse(json.loads(json.dumps(final, default=str)), headers=headers)
+    return JSONResponse(json.loads(json.dumps(final, default=str)), headers=cors)
 
 
 @router.get("/{assistant_id}/conversations/{conversation_id}/messages")
 async def history(
     assistant_id: str,
     conversation_id: str,
+    response: Response,
+    cors: CorsDep,
     runtime: RuntimeDep,
     settings: AssistantSettingsDep,
     ai: AiDep,
@@ -222,6 +190,7 @@ async def history(
     box: CredentialsBoxDep,
 ) -> list[dict[str, Any]]:
     caller.check_assistant(assistant_id)
+    response.headers.update(cors)
     return await _service(runtime, settings, ai, caller, box).history(assistant_id, conversation_id)
 
 
@@ -239,7 +208,7 @@ async def escalate_by_email(
     assistant_id: str,
     conversation_id: str,
     body: EscalationIn,
-    request: Request,
+    cors: CorsDep,
     session: SessionDep,
     settings: AssistantSettingsDep,
     caller: CallerDep,
@@ -276,6 +245,4 @@ async def escalate_by_email(
         "alternatives": result.alternatives,
     }
     code = status.HTTP_200_OK if result.delivered else status.HTTP_503_SERVICE_UNAVAILABLE
-    return JSONResponse(
-        payload, status_code=code, headers=await _cors(session, request, assistant_id)
-    )
+    return JSONResponse(payload, status_code=code, headers=cors)
