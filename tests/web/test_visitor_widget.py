@@ -191,6 +191,9 @@ async def _conversation(page: Page, widget: Locator, inbox: Inbox) -> None:
     person = await _say(page, "I want to talk to a person")
     menu = person.get_by_role("region", name="Kontakt: Customer support")
     await expect(menu).to_be_visible()
+    # The options are listed once, in the menu; the text keeps only the introduction.
+    await expect(person.locator("p.text")).not_to_contain_text("+41 44 000 00 00")
+    await expect(person.locator("p.text")).to_contain_text("Customer support")
     phone = menu.locator("li.option.phone")
     hours = OpeningHours.model_validate(shop_definition()["help_desks"][0]["options"][1]["hours"])
     status = "Jetzt geöffnet" if is_open(hours, utc_now()) else "Jetzt geschlossen"

@@ -35,6 +35,10 @@ export class AssistantMessage {
       this.extras,
     );
     this.choiceButtons = [];
+    this.raw = "";
+    // The answer's text lists the desk's options for clients without a menu; where the menu
+    // shows them, those lines are left out of the text rather than shown twice.
+    this.menuLines = new Set();
   }
 
   static greeting(text, hooks) {
@@ -53,7 +57,13 @@ export class AssistantMessage {
 
   appendText(text) {
     // A flow's later lines arrive with a leading newline; the first has nothing before it.
-    this.text.textContent += this.text.textContent ? text : text.replace(/^\n+/, "");
+    this.raw += this.raw ? text : text.replace(/^\n+/, "");
+    this.showText();
+  }
+
+  showText() {
+    const lines = this.raw.split("\n").filter((line) => !this.menuLines.has(line.trim()));
+    this.text.textContent = lines.join("\n");
   }
 
   showSources(sources) {
@@ -71,7 +81,13 @@ export class AssistantMessage {
         "aria-label": t("choices") }, this.choiceButtons));
     } else if (action.type === "escalation_menu") {
       const menu = escalationView(action, t, language, escalate);
-      if (menu) this.extras.append(menu);
+      if (!menu) return;
+      for (const option of action.options) {
+        const contact = option.contact ? `: ${option.contact}` : "";
+        this.menuLines.add(`- ${option.label}${contact}`);
+      }
+      this.showText();
+      this.extras.append(menu);
     }
   }
 
@@ -84,7 +100,10 @@ export class AssistantMessage {
    * hand-off, for one, streams its lines without the separator the stored answer has). */
   finish(language, answer = null) {
     this.done = true;
-    if (answer) this.text.textContent = answer;
+    if (answer) {
+      this.raw = answer;
+      this.showText();
+    }
     this.node.removeAttribute("aria-busy");
     if (language) this.node.setAttribute("lang", language);
     this.summary.textContent = this.hooks.t("thinking_done", { count: this.steps.length });
