@@ -5,13 +5,16 @@ reviewer and no serious axe-core violation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import pytest
 from playwright.async_api import BrowserContext, Page, expect
 
 from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
+from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
 from tests.conftest import Member, Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
 
@@ -33,6 +36,28 @@ async def indexing(runtime: Runtime) -> AsyncIterator[None]:
         await stop()
 
 
+async def spend(
+    runtime: Runtime, member: Member, *, cost_chf: float, monthly_limit_chf: float
+) -> None:
+    """An AI call in the ledger today, and a monthly limit for the mandate."""
+    async with runtime.database.transaction() as db:
+        db.add(MandateAiSettings(mandate_id=member.mandate_id, monthly_limit_chf=monthly_limit_chf))
+        db.add(
+            AiLedgerEntry(
+                mandate_id=member.mandate_id,
+                user_id=member.user_id,
+                operation="agent",
+                model="scripted:helper",
+                provider="scripted",
+                input_tokens=1250,
+                output_tokens=80,
+                cost_chf=cost_chf,
+                usd_to_chf=0.9,
+                created_at=datetime.now(UTC),
+            )
+        )
+
+
 async def check_screen(page: Page, name: str) -> None:
     await screenshot(page, name)
     assert await serious_accessibility_violations(page) == [], name
@@ -44,10 +69,15 @@ async def sign_in(page: Page, member: Member) -> None:
 
 
 async def test_sign_in_files_search_usage_and_mandates(
-    base_url: str, browser_context: BrowserContext, tenants: Tenants, indexing: None
+    base_url: str,
+    browser_context: BrowserContext,
+    runtime: Runtime,
+    tenants: Tenants,
+    indexing: None,
 ) -> None:
     alice = await tenants.member("Gartenbau Muster")
     bob = await tenants.member("Treuhand Beispiel")
+    await spend(runtime, alice, cost_chf=0.42, monthly_limit_chf=50.0)
     page = await browser_context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -117,14 +147,21 @@ async def test_sign_in_files_search_usage_and_mandates(
     hit = page.locator(".hit").first
     await expect(hit.get_by_role("heading")).to_have_text("gartenpflege.txt")
     await expect(hit.locator("mark")).to_have_text(["Heckenpflege", "Frühling"])
+    await expect(page.locator("main")).not_to_contain_text("null")
     await check_screen(page, "search")
     await hit.get_by_role("link", name="Abschnitt in gartenpflege.txt öffnen").click()
     await expect(page.get_by_role("heading", name="Vorschau: gartenpflege.txt")).to_be_visible()
     await expect(page.locator(".preview pre")).to_contain_text("Heckenpflege")
 
-    # usage (no AI calls yet: zero, and the limits)
+    # usage: cost per day and model, the monthly limit and what is left
     await page.get_by_role("link", name="Verbrauch").click()
     await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
+    model_row = page.locator("tr", has_text="scripted:helper")
+    await expect(model_row).to_contain_text(re.compile("1['’]250"))  # de-CH digit grouping
+    await expect(model_row).to_contain_text("CHF 0.42")
+    await expect(page.locator(".facts")).to_contain_text("CHF 49.58")  # 50 - 0.42 left
+    await page.get_by_label("Zeitraum").select_option(label="Letzte 7 Tage")
+    await expect(page.locator("table").first.locator("tbody tr")).to_have_count(7)
     await check_screen(page, "usage")
 
     # mandate switcher: another mandate's key joins the session; its files are its own

@@ -1,7 +1,7 @@
 // Upload with progress: a drop zone (drag and drop) around a real file input, tags and a
 // share switch for the new files, one progress bar per file.
 
-import { errorMessage, h } from "../dom.js";
+import { errorMessage, h, replace } from "../dom.js";
 
 // folderId() gives the folder the files go to (null: top level); onUploaded(file) per file.
 export function uploadPanel(app, folderId, onUploaded) {
@@ -34,10 +34,10 @@ export function uploadPanel(app, folderId, onUploaded) {
       const stored = await api.upload("/v1/files", form, (fraction) => {
         progress.value = fraction;
       });
-      line.replaceChildren(h("span", { class: "ok" }, t("uploaded", { name: stored.name })));
+      replace(line, h("span", { class: "ok" }, t("uploaded", { name: stored.name })));
       onUploaded(stored);
     } catch (error) {
-      line.replaceChildren(h("span", {}, file.name), " ", errorMessage(error));
+      replace(line, h("span", {}, file.name), " ", errorMessage(error));
     }
   }
 

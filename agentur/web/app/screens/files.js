@@ -1,7 +1,7 @@
 // The Files screen: folders (one level at a time), upload with progress and drag and drop,
 // tags (filter and edit), preview of text and PDF, and each file's index status.
 
-import { errorMessage, h } from "../dom.js";
+import { errorMessage, h, replace } from "../dom.js";
 import { filePreview } from "./file_preview.js";
 import { uploadPanel } from "./file_upload.js";
 import { texts } from "./files_texts.js";
@@ -50,10 +50,10 @@ export async function render(root, app) {
         app.announce(t("folder_created", { name: created.name }));
         await showFolders();
       } catch (error) {
-        feedback.replaceChildren(errorMessage(error));
+        replace(feedback, errorMessage(error));
       }
     });
-    folderPanel.replaceChildren(
+    replace(folderPanel,
       h("h2", { id: "folders-title" }, t("folders")),
       h("p", {}, trail.length ? t("in_folder", { name: trail.map((item) => item.name).join(" / ") }) : t("top_level")),
       trail.length > 0 &&
@@ -83,20 +83,20 @@ export async function render(root, app) {
   async function showPreview(file, at = {}) {
     closePreview();
     preview = await filePreview(app, file, closePreview, at);
-    previewSlot.replaceChildren(preview.node);
+    replace(previewSlot, preview.node);
     preview.node.focus();
   }
 
   function closePreview() {
     if (preview) preview.close();
     preview = null;
-    previewSlot.replaceChildren();
+    replace(previewSlot);
   }
 
   function tagCell(file) {
     const cell = h("td");
     const show = () => {
-      cell.replaceChildren(
+      replace(cell,
         ...file.tags.map((tag) => h("span", { class: "tag" }, tag)),
         h("button", { type: "button", class: "secondary", onclick: edit, "aria-label": t("tags_of", { name: file.name }) }, t("edit_tags")),
       );
@@ -122,10 +122,10 @@ export async function render(root, app) {
           app.announce(t("tags_saved"));
           show();
         } catch (error) {
-          feedback.replaceChildren(errorMessage(error));
+          replace(feedback, errorMessage(error));
         }
       });
-      cell.replaceChildren(form);
+      replace(cell, form);
       input.focus();
     };
     show();
@@ -182,7 +182,7 @@ export async function render(root, app) {
           h("tbody", {}, listing.items.map(fileRow)),
         )
       : h("p", {}, t("none"));
-    listPanel.replaceChildren(h("h2", { id: "files-title" }, t("files")), filterForm, table);
+    replace(listPanel, h("h2", { id: "files-title" }, t("files")), filterForm, table);
   }
 
   root.append(
@@ -202,7 +202,7 @@ export async function render(root, app) {
       const file = await api.get(`/v1/files/${encodeURIComponent(wanted)}`);
       await showPreview(file, { offset: app.params.get("offset"), page: app.params.get("page") });
     } catch (error) {
-      previewSlot.replaceChildren(errorMessage(error));
+      replace(previewSlot, errorMessage(error));
     }
   }
   return () => {

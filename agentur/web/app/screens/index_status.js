@@ -1,7 +1,7 @@
 // A file's index status as a badge, with a progress bar while it is being indexed; polls
 // GET /v1/files/{id}/index until the status settles.
 
-import { h } from "../dom.js";
+import { h, replace } from "../dom.js";
 
 const SETTLED = new Set(["indexed", "lexical_only", "failed"]);
 const POLL_MS = 1500;
@@ -32,7 +32,7 @@ export function indexStatus(app, file, onSettled = () => {}) {
     }
     if (status === "failed" && index.error) parts.push(" ", h("span", { class: "error" }, index.error));
     node.dataset.status = status;
-    node.replaceChildren(...parts);
+    replace(node, ...parts);
   }
 
   async function poll() {

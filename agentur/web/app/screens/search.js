@@ -1,7 +1,7 @@
 // Knowledge search: hybrid results (full text and semantic) with the query's words marked
 // in each passage, and a link that opens the file at the passage's section.
 
-import { errorMessage, h } from "../dom.js";
+import { errorMessage, h, replace } from "../dom.js";
 import { highlighted } from "../highlight.js";
 
 export const texts = {
@@ -110,14 +110,14 @@ export async function render(root, app) {
     results.setAttribute("aria-busy", "true");
     try {
       const found = await api.post("/v1/knowledge/search", { query, limit: LIMIT });
-      results.replaceChildren(
+      replace(results,
         h("h2", { id: "results-title" }, t("results")),
         h("p", {}, found.hits.length ? t("count", { count: found.hits.length }) : t("none")),
         found.vector_error && h("p", { class: "muted" }, t("vector_off", { reason: found.vector_error })),
         h("ol", { class: "results" }, found.hits.map((hit) => hitItem(hit, query, t))),
       );
     } catch (error) {
-      results.replaceChildren(errorMessage(error));
+      replace(results, errorMessage(error));
     } finally {
       results.removeAttribute("aria-busy");
     }
