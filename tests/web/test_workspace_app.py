@@ -5,11 +5,13 @@ reviewer and no serious axe-core violation."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
+from fpdf import FPDF
 from playwright.async_api import BrowserContext, Page, expect
 
 from agentur.knowledge.background import start_background_indexing
@@ -56,6 +58,14 @@ async def spend(
                 created_at=datetime.now(UTC),
             )
         )
+
+
+def small_pdf(text: str) -> bytes:
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=14)
+    pdf.cell(text=text)
+    return bytes(pdf.output())
 
 
 async def check_screen(page: Page, name: str) -> None:
@@ -114,16 +124,24 @@ async def test_sign_in_files_search_usage_and_mandates(
     )
     await expect(row.locator(".badge")).to_have_text("indexiert")
 
-    # drag and drop a second file onto the drop zone
+    # drag and drop a PDF onto the drop zone, then its preview in the browser's viewer
     await page.locator(".drop-zone").evaluate(
-        """(zone) => {
+        """(zone, base64) => {
+            const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
             const transfer = new DataTransfer();
-            transfer.items.add(new File(["Notiz zum Auftrag"], "notiz.txt", {type: "text/plain"}));
+            transfer.items.add(new File([bytes], "auftrag.pdf", {type: "application/pdf"}));
             zone.dispatchEvent(new DragEvent("drop", {dataTransfer: transfer, bubbles: true}));
-        }"""
+        }""",
+        base64.b64encode(small_pdf("Auftrag Gartenpflege")).decode(),
     )
-    await expect(page.locator("tr", has_text="notiz.txt")).to_be_visible()
-    await expect(page.get_by_text("notiz.txt hochgeladen")).to_be_visible()
+    await expect(page.get_by_text("auftrag.pdf hochgeladen")).to_be_visible()
+    pdf_row = page.locator("tr", has_text="auftrag.pdf")
+    await pdf_row.get_by_role("button", name="Vorschau: auftrag.pdf").click()
+    frame = page.locator(".preview iframe")
+    await expect(frame).to_have_attribute("title", "Vorschau: auftrag.pdf")
+    assert (await frame.get_attribute("src") or "").startswith("blob:")
+    await page.get_by_role("button", name="Vorschau schliessen").click()
+    await expect(frame).to_have_count(0)
 
     # tags: edit, then filter by them
     await row.get_by_role("button", name="Tags von gartenpflege.txt").click()
