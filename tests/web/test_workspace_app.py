@@ -184,7 +184,9 @@ async def test_sign_in_files_search_usage_and_mandates(
 
     # mandate switcher: another mandate's key joins the session; its files are its own
     await page.get_by_role("button", name="Mandant hinzufügen").click()
-    await sign_in_add(page, bob)
+    await sign_in_add(page, "agt_wrong_key")
+    await expect(page.get_by_role("alert")).to_contain_text("api_key: invalid")  # still in
+    await sign_in_add(page, bob.key)
     switcher = page.get_by_label("Mandant", exact=True)
     await expect(switcher).to_have_value(bob.mandate_id)
     await page.get_by_role("link", name="Dateien").click()
@@ -209,7 +211,7 @@ async def test_sign_in_files_search_usage_and_mandates(
     assert errors == []
 
 
-async def sign_in_add(page: Page, member: Member) -> None:
+async def sign_in_add(page: Page, key: str) -> None:
     await expect(page.get_by_role("heading", name="Mandant hinzufügen")).to_be_visible()
-    await page.get_by_label("API-Schlüssel").fill(member.key)
+    await page.get_by_label("API-Schlüssel").fill(key)
     await page.get_by_role("button", name="Hinzufügen", exact=True).click()

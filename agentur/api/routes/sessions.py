@@ -85,7 +85,9 @@ async def sign_in(
     """Sign a browser in with an API key; the session cookie then stands in for the key."""
     _check_origin(request)
     max_age = runtime.settings.session_max_age_seconds
-    token, signed = await sessions.open_session(db, body.api_key, timedelta(seconds=max_age))
+    token, signed = await sessions.open_session(
+        db, body.api_key, timedelta(seconds=max_age), request.cookies.get(SESSION_COOKIE)
+    )
     await db.commit()
     response.set_cookie(
         SESSION_COOKIE,
