@@ -194,8 +194,9 @@ async def _checked(db: AsyncSession, row: WebSession) -> SignedInSession:
     if failure is None and active is None:
         failure = AuthenticationError("the session holds no key of its mandate: sign in again")
     if failure is not None or active is None:
-        await db.delete(row)
-        await db.flush()
+        # a statement, not session.delete(row): concurrent requests of the same browser
+        # may end the same session at once, and the later finds nothing to delete
+        await db.execute(delete(WebSession).where(WebSession.id == row.id))
         raise failure or AuthenticationError("sign in again")
     note_use(active.api_key)
     return SignedInSession(

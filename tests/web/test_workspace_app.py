@@ -13,9 +13,12 @@ from datetime import UTC, datetime
 import pytest
 from fpdf import FPDF
 from playwright.async_api import BrowserContext, Page, expect
+from sqlalchemy import select
 
+from agentur.accounts.api_keys import revoke_api_key
 from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
+from agentur.storage.models import ApiKey
 from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
 from tests.conftest import Member, Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
@@ -66,6 +69,14 @@ def small_pdf(text: str) -> bytes:
     pdf.set_font("helvetica", size=14)
     pdf.cell(text=text)
     return bytes(pdf.output())
+
+
+async def revoke(runtime: Runtime, member: Member) -> None:
+    lookup_id = member.key.split("_")[1]
+    async with runtime.database.transaction() as db:
+        key = await db.scalar(select(ApiKey).where(ApiKey.lookup_id == lookup_id))
+        assert key is not None
+        await revoke_api_key(db, key.id)
 
 
 async def check_screen(page: Page, name: str) -> None:
@@ -202,6 +213,14 @@ async def test_sign_in_files_search_usage_and_mandates(
     await expect(page.get_by_role("heading", name="Fichiers")).to_be_visible()
     assert await page.evaluate("document.documentElement.lang") == "fr"
     await page.get_by_label("Langue").select_option("de")
+
+    # a key of the session revoked elsewhere: the next request ends the session
+    await revoke(runtime, bob)
+    await page.get_by_role("link", name="Verbrauch").click()
+    await expect(page.get_by_role("heading", name="Anmelden")).to_be_visible()
+    await sign_in(page, alice)  # and back where the browser was
+    await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
+    await expect(page.get_by_label("Mandant", exact=True).locator("option")).to_have_count(1)
 
     # sign out: a reload stays signed out
     await page.get_by_role("button", name="Abmelden").click()
