@@ -210,13 +210,15 @@ async def test_sign_in_files_search_usage_and_mandates(
 
     # the language is switchable
     await page.get_by_label("Sprache").select_option("fr")
-    await expect(page.get_by_role("heading", name="Fichiers")).to_be_visible()
+    await expect(page.get_by_role("heading", name="Fichiers", exact=True)).to_be_visible()
     assert await page.evaluate("document.documentElement.lang") == "fr"
     await page.get_by_label("Langue").select_option("de")
 
     # a key of the session revoked elsewhere: the next request ends the session
-    await revoke(runtime, bob)
     await page.get_by_role("link", name="Verbrauch").click()
+    await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
+    await revoke(runtime, bob)
+    await page.get_by_label("Zeitraum").select_option(label="Letzte 30 Tage")  # a request
     await expect(page.get_by_role("heading", name="Anmelden")).to_be_visible()
     await sign_in(page, alice)  # and back where the browser was
     await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
