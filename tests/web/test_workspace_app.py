@@ -124,7 +124,7 @@ async def test_sign_in_files_search_usage_and_mandates(
     # a folder, then an upload into it with a tag, indexed in the background
     await page.get_by_label("Neuer Ordner").fill("Offerten")
     await page.get_by_role("button", name="Ordner anlegen").click()
-    await page.get_by_role("button", name="📁 Offerten").click()
+    await page.get_by_role("button", name="Offerten", exact=True).click()
     await expect(page.get_by_text("Ordner: Offerten")).to_be_visible()
     await page.get_by_label("Tags für neue Dateien").fill("offerte")
     await page.locator("#upload-input").set_input_files(
@@ -180,9 +180,12 @@ async def test_sign_in_files_search_usage_and_mandates(
     await expect(hit.locator("mark")).to_have_text(["Heckenpflege", "Frühling"])
     await expect(page.locator("main")).not_to_contain_text("null")
     await check_screen(page, "search")
+    passage = await hit.locator(".passage").inner_text()
     await hit.get_by_role("link", name="Abschnitt in gartenpflege.txt öffnen").click()
-    await expect(page.get_by_role("heading", name="Vorschau: gartenpflege.txt")).to_be_visible()
-    await expect(page.locator(".preview pre")).to_contain_text("Heckenpflege")
+    await expect(page.get_by_role("heading", name="Fundstelle in gartenpflege.txt")).to_be_visible()
+    await expect(page.locator(".section mark#passage")).to_have_text(passage)
+    await expect(page.locator(".section mark#passage")).to_be_in_viewport()
+    await check_screen(page, "search-section")
 
     # usage: cost per day and model, the monthly limit and what is left
     await page.get_by_role("link", name="Verbrauch").click()
@@ -207,7 +210,7 @@ async def test_sign_in_files_search_usage_and_mandates(
     await check_screen(page, "mandate-switcher")
     await switcher.select_option(label="Gartenbau Muster")
     await expect(page.get_by_role("status")).to_have_text("Mandant gewechselt: Gartenbau Muster")
-    await page.get_by_role("button", name="📁 Offerten").click()
+    await page.get_by_role("button", name="Offerten", exact=True).click()
     await expect(page.locator("tr", has_text="gartenpflege.txt")).to_be_visible()
 
     # the language is switchable

@@ -10,9 +10,8 @@ function isText(file) {
   return TEXT_TYPES.test(file.mime_type) || /\.(txt|md|csv|json|ya?ml|xml|log)$/i.test(file.name);
 }
 
-// Returns {node, close}; close() frees the blob URL. `at` opens it at a passage found by the
-// search: {offset} (a character offset) for text, {page} for a PDF.
-export async function filePreview(app, file, onClose, at = {}) {
+// Returns {node, close}; close() frees the blob URL.
+export async function filePreview(app, file, onClose) {
   const { api, t } = app;
   const id = encodeURIComponent(file.id);
   let blobUrl = null;
@@ -26,17 +25,15 @@ export async function filePreview(app, file, onClose, at = {}) {
   );
   try {
     if (isText(file)) {
-      const offset = Math.max(0, Number(at.offset) || 0);
-      const window = await api.get(`/v1/files/${id}/content?offset=${offset}&limit=${PREVIEW_CHARS}`);
+      const window = await api.get(`/v1/files/${id}/content?limit=${PREVIEW_CHARS}`);
       body.append(h("pre", { tabindex: "0", "aria-label": t("preview_of", { name: file.name }) }, window.content));
-      if (window.offset > 0 || window.next_offset !== null) {
+      if (window.next_offset !== null) {
         body.append(h("p", { class: "muted" }, t("more_text", { shown: window.content.length, total: window.total_length })));
       }
     } else if (file.mime_type === "application/pdf") {
       const blob = await api.blob(`/v1/files/${id}/download`);
       blobUrl = URL.createObjectURL(new Blob([blob], { type: "application/pdf" }));
-      const page = Number(at.page) > 0 ? `#page=${Number(at.page)}` : "";
-      body.append(h("iframe", { src: blobUrl + page, title: t("preview_of", { name: file.name }) }));
+      body.append(h("iframe", { src: blobUrl, title: t("preview_of", { name: file.name }) }));
     } else {
       body.append(h("p", {}, t("no_preview")));
     }

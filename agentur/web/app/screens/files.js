@@ -6,6 +6,7 @@ import { filePreview } from "./file_preview.js";
 import { uploadPanel } from "./file_upload.js";
 import { texts } from "./files_texts.js";
 import { indexStatus } from "./index_status.js";
+import { sectionView } from "./section_view.js";
 
 export { texts };
 
@@ -22,6 +23,7 @@ export async function render(root, app) {
   const folderPanel = h("section", { class: "card folder-tree", "aria-labelledby": "folders-title" });
   const listPanel = h("section", { class: "card", "aria-labelledby": "files-title" });
   const previewSlot = h("div");
+  const sectionSlot = h("div"); // a search hit's section, above everything else
   const currentFolder = () => (trail.length ? trail[trail.length - 1].id : null);
 
   function formatSize(bytes) {
@@ -62,7 +64,7 @@ export async function render(root, app) {
         "ul",
         {},
         folders.map((folder) =>
-          h("li", {}, h("button", { type: "button", onclick: () => openFolder(folder) }, `📁 ${folder.name}`)),
+          h("li", {}, h("button", { type: "button", class: "folder", onclick: () => openFolder(folder) }, folder.name)),
         ),
       ),
       form,
@@ -80,9 +82,9 @@ export async function render(root, app) {
     pollers = [];
   }
 
-  async function showPreview(file, at = {}) {
+  async function showPreview(file) {
     closePreview();
-    preview = await filePreview(app, file, closePreview, at);
+    preview = await filePreview(app, file, closePreview);
     replace(previewSlot, preview.node);
     preview.node.focus();
   }
@@ -191,19 +193,21 @@ export async function render(root, app) {
       "div",
       { class: "layout-two" },
       folderPanel,
-      h("div", {}, uploadPanel(app, currentFolder, () => showFiles()), listPanel, previewSlot),
+      h("div", {}, sectionSlot, uploadPanel(app, currentFolder, () => showFiles()), listPanel, previewSlot),
     ),
   );
   await Promise.all([showFolders(), showFiles()]);
-  // `#/files?preview=<id>&offset=…&page=…`: a search result's link to its section
-  const wanted = app.params?.get("preview");
-  if (wanted) {
-    try {
-      const file = await api.get(`/v1/files/${encodeURIComponent(wanted)}`);
-      await showPreview(file, { offset: app.params.get("offset"), page: app.params.get("page") });
-    } catch (error) {
-      replace(previewSlot, errorMessage(error));
-    }
+  // `#/files?section=<file id>&heading=…&start=…&end=…`: a search hit's link to its section
+  const section = app.params?.get("section");
+  if (section) {
+    const hit = {
+      fileId: section,
+      heading: app.params.getAll("heading"),
+      start: Number(app.params.get("start")) || 0,
+      end: Number(app.params.get("end")) || 0,
+    };
+    const view = await sectionView(app, hit, () => replace(sectionSlot));
+    replace(sectionSlot, view.node);
   }
   return () => {
     stopPolling();

@@ -69,10 +69,10 @@ export const texts = {
 
 const LIMIT = 10;
 
-// The Files screen opens this file's preview at the passage (see files.js).
-export function sectionLink(hit) {
-  const params = new URLSearchParams({ preview: hit.file_id, offset: String(hit.start) });
-  if (hit.page) params.set("page", String(hit.page));
+// The Files screen shows the hit's section with the passage marked (see section_view.js).
+function sectionLink(hit) {
+  const params = new URLSearchParams({ section: hit.file_id, start: String(hit.start), end: String(hit.end) });
+  for (const part of hit.heading_path) params.append("heading", part);
   return `#/files?${params}`;
 }
 
