@@ -27,6 +27,8 @@ from agentur.api.routes import (
     metrics,
     models,
     openai_compatible,
+    sessions,
+    web_app,
     widget,
     workflows,
 )
@@ -73,7 +75,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(widget.router)  # the visitor widget's script (/widget.js)
-    for module in (me, files, folders, workflows, connections):
+    for module in (me, sessions, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent
     for module in (models, billing, ai_settings):  # AI gateway
@@ -85,6 +87,7 @@ def create_app(
     app.include_router(features.router, prefix="/v1")  # feature data (T6)
     app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
     serve_mcp = mount_mcp(app)  # MCP server (issue 17)
+    app.include_router(web_app.router)  # workspace web app at / (issue 18)
     return app
 
 

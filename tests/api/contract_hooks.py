@@ -72,6 +72,12 @@ def _usage_interval_ordered(query: dict[str, Any] | None) -> bool:
     return not (isinstance(start, str) and isinstance(end, str) and end <= start)
 
 
+def _section_range_ordered(query: dict[str, Any] | None) -> bool:
+    """`GET /v1/files/{file_id}/section` reads [start, end): `end` not before `start`."""
+    start, end = (query or {}).get("start"), (query or {}).get("end")
+    return not (isinstance(start, int) and isinstance(end, int) and end < start)
+
+
 def _upload_rules_kept(case: Any) -> bool:
     """A `feature_instance` upload needs the `X-Feature-Instance` header naming the instance;
     the tags of all `tags` values, split at commas, are at most MAX_TAGS."""
@@ -104,6 +110,8 @@ def filter_case(context: Any, case: Any) -> bool:
     path, method = case.operation.path, case.method.upper()
     if path == "/v1/billing/usage":
         return _usage_interval_ordered(case.query)
+    if path == "/v1/files/{file_id}/section":
+        return _section_range_ordered(case.query)
     if path == "/v1/files" and method == "POST":
         return _upload_rules_kept(case)
     if path.startswith("/v1/connections"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -17,6 +17,7 @@ from agentur.context import utc_now
 from agentur.json_numbers import JsonInt
 from agentur.knowledge.search import MAX_QUERY_CHARS, SearchHit
 from agentur.knowledge.search_legs import SearchFilters
+from agentur.knowledge.section_reader import DEFAULT_WINDOW, MAX_WINDOW
 from agentur.knowledge.store import knowledge_store
 from agentur.storage.models.knowledge import FileContentIndex
 from agentur.workspace.scopes import Scope
@@ -152,3 +153,54 @@ async def reindex_file(file_id: str, runtime: RuntimeDep, files: FileServiceDep)
     await files.session.commit()
     store.worker.wake()
     return _index_out(file.id, index)
+
+
+class SectionOut(BaseModel):
+    file_id: str
+    file_name: str
+    heading_path: list[str]
+    content: str
+    offset: int = Field(description="Of `content`, inside the section (or range).")
+    section_start: int = Field(description="Where the section starts in the document's text.")
+    total_length: int = Field(description="Characters in the whole section (or range).")
+    next_offset: int | None = Field(description="Offset of the next window; null at the end.")
+
+
+@router.get("/files/{file_id}/section", responses=problem_responses(404))
+async def read_file_section(
+    file_id: str,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    context: ContextDep,
+    heading: Annotated[
+        list[Annotated[str, Field(max_length=500)]],
+        Query(max_length=20, description="A heading path, outermost first (repeat)."),
+    ] = [],  # noqa: B006
+    start: Annotated[int | None, Query(ge=0, le=2**31, description="Without heading.")] = None,
+    end: Annotated[int | None, Query(ge=0, le=2**31, description="Without heading.")] = None,
+    offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_WINDOW)] = DEFAULT_WINDOW,
+) -> SectionOut:
+    """A section of an indexed file's text, by heading path or by a character range [start,
+    end) of the text search hits point into (their `start`/`end`): the web app's link from a
+    hit to its section. Windowed like the `read_section` tool; 404 for files not yours."""
+    window = await knowledge_store(runtime).reader.read_section(
+        session,
+        context,
+        file_id,
+        heading_path=heading or None,
+        start=start,
+        end=end,
+        offset=offset,
+        limit=limit,
+    )
+    return SectionOut(
+        file_id=window.file_id,
+        file_name=window.file_name,
+        heading_path=window.heading_path,
+        content=window.content,
+        offset=window.offset,
+        section_start=window.section_start,
+        total_length=window.total_length,
+        next_offset=window.next_offset,
+    )
