@@ -27,6 +27,7 @@ from agentur.api.routes import (
     metrics,
     models,
     openai_compatible,
+    web_app,
     workflows,
 )
 from agentur.assistant.settings import AssistantSettings
@@ -83,6 +84,7 @@ def create_app(
     app.include_router(features.router, prefix="/v1")  # feature data (T6)
     app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
     serve_mcp = mount_mcp(app)  # MCP server (issue 17)
+    app.include_router(web_app.router)  # workspace web app at / (issue 18)
     return app
 
 

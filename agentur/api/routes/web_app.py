@@ -1,0 +1,62 @@
+"""The workspace web app (issue 18): `/` serves the shell page, `/app/...` its modules and CSS.
+
+Static files from the package (no build step, no Node at run time). Every answer carries a
+strict Content-Security-Policy: scripts, styles and connections only from this origin, no
+inline script, no framing by other sites; `blob:` frames let the Files screen preview a PDF
+the app fetched itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse
+from starlette.exceptions import HTTPException
+
+APP_DIR = Path(__file__).resolve().parents[2] / "web" / "app"
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data: blob:",
+        "frame-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    # Revalidate every time (ETag / Last-Modified answer 304): after an upgrade the browser
+    # must not mix cached modules of the old version with new ones.
+    "Cache-Control": "no-cache",
+}
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
+
+router = APIRouter(include_in_schema=False)
+
+
+def _serve(path: Path) -> FileResponse:
+    return FileResponse(
+        path,
+        media_type=MEDIA_TYPES.get(path.suffix, "application/octet-stream"),
+        headers=SECURITY_HEADERS,
+    )
+
+
+@router.get("/")
+async def web_app_page() -> FileResponse:
+    return _serve(APP_DIR / "index.html")
+
+
+@router.get("/app/{asset:path}")
+async def web_app_asset(asset: str) -> FileResponse:
+    # resolve() folds `..` away; anything that lands outside the app folder is not ours
+    path = (APP_DIR / asset).resolve()
+    if not path.is_relative_to(APP_DIR) or not path.is_file() or path.suffix not in MEDIA_TYPES:
+        raise HTTPException(status_code=404, detail=f"no web app file {asset!r}")
+    return _serve(path)

@@ -1,0 +1,1 @@
+"""The workspace web app: static ES modules and CSS served by `agentur.api.routes.web_app`."""

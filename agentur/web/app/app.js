@@ -1,0 +1,185 @@
+// The shell: session start-up, hash router, navigation, mandate switcher, language choice.
+// Each screen is a module with `texts` and `render(root, app)` (see screens/*.js).
+
+import { createApi, timezone } from "./api.js";
+import { LANGUAGES, language, setLanguage, translator } from "./i18n.js";
+import * as assistants from "./screens/assistants.js";
+import * as chat from "./screens/chat.js";
+import * as files from "./screens/files.js";
+import * as search from "./screens/search.js";
+import * as signIn from "./screens/sign_in.js";
+import * as usage from "./screens/usage.js";
+import { createSession } from "./session.js";
+import { texts as shellTexts } from "./shell_texts.js";
+
+const SCREENS = { files, chat, search, assistants, usage };
+const DEFAULT_ROUTE = "files";
+
+const shellT = translator(shellTexts);
+const session = createSession();
+const api = createApi({
+  csrfToken: () => session.csrfToken(),
+  language,
+  // The session ended on the server (signed out elsewhere, expired, key revoked).
+  onUnauthorized: () => {
+    if (session.signedIn) {
+      session.forget();
+      show();
+    }
+  },
+});
+
+const element = (id) => document.getElementById(id);
+let cleanup = null;
+let addingKey = false;
+
+function announce(message) {
+  const status = element("status");
+  status.textContent = "";
+  // a fresh text node after clearing, so screen readers announce a repeated message too
+  requestAnimationFrame(() => {
+    status.textContent = message;
+  });
+}
+
+function route() {
+  const name = location.hash.replace(/^#\/?/, "").split(/[/?]/)[0];
+  return name || DEFAULT_ROUTE;
+}
+
+function screenApp(module) {
+  return {
+    api,
+    t: translator(module.texts || {}),
+    language: language(),
+    timezone,
+    mandate: session.mandate(),
+    announce,
+    navigate: (hash) => {
+      location.hash = hash;
+    },
+  };
+}
+
+function paintChrome() {
+  document.documentElement.lang = language();
+  document.title = "agentur";
+  element("skip-link").textContent = shellT("skip");
+  element("language-label").textContent = shellT("language");
+  element("language-select").value = language();
+  element("mandate-label").textContent = shellT("mandate");
+  element("add-key").textContent = shellT("add_key");
+  element("sign-out").textContent = shellT("sign_out");
+  const nav = element("app-nav");
+  nav.setAttribute("aria-label", shellT("nav"));
+  const current = route();
+  for (const link of nav.querySelectorAll("a[data-route]")) {
+    link.textContent = shellT(link.dataset.route);
+    if (link.dataset.route === current && session.signedIn && !addingKey) {
+      link.setAttribute("aria-current", "page");
+    } else {
+      link.removeAttribute("aria-current");
+    }
+  }
+  const signedIn = session.signedIn;
+  nav.hidden = !signedIn;
+  element("sign-out").hidden = !signedIn;
+  element("mandate-form").hidden = !signedIn;
+  const select = element("mandate-select");
+  select.replaceChildren(
+    ...session.mandates().map((item) => new Option(item.name, item.mandate_id)),
+  );
+  if (session.mandate()) select.value = session.mandate().id;
+}
+
+async function show({ focus = false } = {}) {
+  if (cleanup) {
+    try {
+      cleanup();
+    } catch (error) {
+      console.error(error);
+    }
+    cleanup = null;
+  }
+  paintChrome();
+  const main = element("main");
+  main.replaceChildren();
+  let module;
+  if (!session.signedIn || addingKey) {
+    module = signIn;
+  } else {
+    module = SCREENS[route()];
+    if (!module) {
+      const message = document.createElement("h1");
+      message.textContent = shellT("not_found");
+      main.append(message);
+      return;
+    }
+  }
+  const app = screenApp(module);
+  if (module === signIn) {
+    app.adding = addingKey;
+    app.signIn = async (apiKey) => {
+      await (addingKey ? session.addKey(api, apiKey) : session.signIn(api, apiKey));
+      addingKey = false;
+      await show({ focus: true });
+    };
+    app.cancel = addingKey
+      ? async () => {
+          addingKey = false;
+          await show({ focus: true });
+        }
+      : null;
+  }
+  try {
+    const result = await module.render(main, app);
+    cleanup = typeof result === "function" ? result : null;
+  } catch (error) {
+    const message = document.createElement("p");
+    message.className = "error";
+    message.setAttribute("role", "alert");
+    message.textContent = shellT("load_failed", { detail: error.detail || error.message });
+    main.append(message);
+  }
+  document.title = `${main.querySelector("h1")?.textContent || ""} – agentur`.replace(/^ – /, "");
+  if (focus) main.focus();
+}
+
+function wire() {
+  const languageSelect = element("language-select");
+  for (const option of languageSelect.options) option.disabled = !LANGUAGES.includes(option.value);
+  languageSelect.addEventListener("change", () => {
+    setLanguage(languageSelect.value);
+    show();
+  });
+  element("mandate-select").addEventListener("change", async (event) => {
+    await session.switchMandate(api, event.target.value);
+    announce(shellT("switched", { name: session.mandate()?.name || "" }));
+    await show();
+  });
+  element("mandate-form").addEventListener("submit", (event) => event.preventDefault());
+  element("add-key").addEventListener("click", () => {
+    addingKey = true;
+    show({ focus: true });
+  });
+  element("sign-out").addEventListener("click", async () => {
+    await session.signOut(api);
+    announce(shellT("signed_out"));
+    await show({ focus: true });
+  });
+  window.addEventListener("hashchange", () => show({ focus: true }));
+}
+
+async function start() {
+  wire();
+  paintChrome();
+  try {
+    await session.restore(api);
+  } catch (error) {
+    // the server is there but the session check failed: sign in afresh
+    console.error(error);
+  }
+  await show();
+}
+
+start();

@@ -1,0 +1,32 @@
+// Building DOM without innerHTML: text always goes in as text nodes, never as markup.
+
+// h("button", {type: "button", onclick: fn, class: "x"}, "label", childNode, ...)
+export function h(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      node.addEventListener(name.slice(2), value);
+    } else if (name === "class") {
+      node.className = value;
+    } else if (name in node && typeof value !== "string") {
+      node[name] = value;
+    } else {
+      node.setAttribute(name, value === true ? "" : value);
+    }
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+// An alert line for an ApiError (its detail says what to fix) or any other error.
+export function errorMessage(error) {
+  return h("p", { class: "error", role: "alert" }, error.detail || error.message || String(error));
+}
