@@ -1,52 +1,52 @@
 // The whole-definition editor of one assistant: create (POST) or replace (PUT) in one request,
 // so the server validates FAQs, flows, desks and catalog together and names a wrong field.
-import { h, uid } from './make_element.js';
-import { FormError, field, input, itemList, lines, textarea } from './form_fields.js';
-import { catalogEditor, faqEditor, flowEditor, helpDeskEditor } from './assistant_items.js';
+import { h } from "../dom.js";
+import { FormError, field, input, itemList, lines, textarea, uid } from "./form_fields.js";
+import { catalogEditor, faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
 
-const LANGUAGES = ['en', 'de', 'fr', 'it', 'es'];
+const LANGUAGES = ["en", "de", "fr", "it", "es"];
 // What the API adds to a definition when it returns one; a definition must not carry them.
-const VIEW_ONLY = ['id', 'created_at', 'updated_at', 'has_labels'];
+const VIEW_ONLY = ["id", "created_at", "updated_at", "has_labels"];
 
 function languageChoice(t, chosen) {
-  const boxes = LANGUAGES.map((code) => h('input', {
-    type: 'checkbox', id: uid('language'), value: code, checked: chosen.includes(code),
+  const boxes = LANGUAGES.map((code) => h("input", {
+    type: "checkbox", id: uid("language"), value: code, checked: chosen.includes(code),
   }));
-  const node = h('fieldset', { class: 'language-choice' }, h('legend', {}, t('languages')),
-    boxes.map((box) => h('span', {}, box, h('label', { for: box.id }, t(`language_${box.value}`)))));
+  const node = h("fieldset", { class: "language-choice" }, h("legend", {}, t("languages")),
+    boxes.map((box) => h("span", {}, box, h("label", { for: box.id }, t(`language_${box.value}`)))));
   return { node, read: () => boxes.filter((box) => box.checked).map((box) => box.value) };
 }
 
 export function assistantForm(app, assistant, { onSaved, onCancel }) {
   const { t } = app;
   const original = { ...(assistant ?? {}) };
-  const name = input(original.name, { required: true, maxlength: 200, class: 'assistant-name' });
+  const name = input(original.name, { required: true, maxlength: 200, class: "assistant-name" });
   const instructions = textarea(original.instructions, { rows: 4 });
   const languages = languageChoice(t, original.languages ?? [app.language].filter(
     (code) => LANGUAGES.includes(code)));
-  const origins = textarea((original.allowed_origins ?? []).join('\n'), { rows: 2 });
+  const origins = textarea((original.allowed_origins ?? []).join("\n"), { rows: 2 });
   const faqs = itemList({
-    legend: t('faqs'), addLabel: t('add_faq'), removeLabel: t('remove_faq'),
-    items: original.faqs, build: (faq) => faqEditor(t, faq), className: 'faqs',
+    legend: t("faqs"), addLabel: t("add_faq"), removeLabel: t("remove_faq"),
+    items: original.faqs, build: (faq) => faqEditor(t, faq), className: "faqs",
   });
   const helpDesks = itemList({
-    legend: t('help_desks'), addLabel: t('add_help_desk'), removeLabel: t('remove_help_desk'),
+    legend: t("help_desks"), addLabel: t("add_help_desk"), removeLabel: t("remove_help_desk"),
     items: original.help_desks, build: (desk) => helpDeskEditor(t, app.timezone, desk),
-    className: 'help-desks',
+    className: "help-desks",
   });
   const flows = itemList({
-    legend: t('flows'), addLabel: t('add_flow'), removeLabel: t('remove_flow'),
-    items: original.flows, build: (flow) => flowEditor(t, flow), className: 'flows',
+    legend: t("flows"), addLabel: t("add_flow"), removeLabel: t("remove_flow"),
+    items: original.flows, build: (flow) => flowEditor(t, flow), className: "flows",
   });
   const catalog = catalogEditor(t, original.api_catalog);
-  const alert = h('p', { class: 'form-alert', role: 'alert' });
-  const save = h('button', { type: 'submit', class: 'primary' }, t('save'));
-  const cancel = h('button', { type: 'button', onclick: onCancel }, t('cancel'));
-  const form = h('form', { class: 'assistant-form' },
-    field(t('name'), name), field(t('instructions'), instructions),
-    languages.node, field(t('allowed_origins'), origins, t('allowed_origins_hint')),
+  const alert = h("p", { class: "error", role: "alert" });
+  const save = h("button", { type: "submit" }, t("save"));
+  const cancel = h("button", { type: "button", class: "secondary", onclick: onCancel }, t("cancel"));
+  const form = h("form", { class: "assistant-form" },
+    field(t("name"), name), field(t("instructions"), instructions),
+    languages.node, field(t("allowed_origins"), origins, t("allowed_origins_hint")),
     faqs.node, helpDesks.node, flows.node, catalog.node,
-    alert, h('div', { class: 'form-actions' }, save, cancel));
+    alert, h("div", { class: "actions" }, save, cancel));
 
   function definition() {
     const data = { ...original };
@@ -64,20 +64,20 @@ export function assistantForm(app, assistant, { onSaved, onCancel }) {
     };
   }
 
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    alert.textContent = '';
+    alert.textContent = "";
     save.disabled = true;
     try {
       const body = definition();
       const saved = original.id
         ? await app.api.put(`/v1/assistants/${encodeURIComponent(original.id)}`, body)
-        : await app.api.post('/v1/assistants', body);
+        : await app.api.post("/v1/assistants", body);
       onSaved(saved);
     } catch (error) {
       alert.textContent = error instanceof FormError
         ? error.message
-        : t('save_failed', { detail: error.detail || error.message });
+        : t("save_failed", { detail: error.detail || error.message });
     } finally {
       save.disabled = false;
     }

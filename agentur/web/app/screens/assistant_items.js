@@ -1,23 +1,23 @@
 // Editors of an assistant's FAQs, flows and help desks; each returns {node, read}.
 // An item keeps its id, so a FAQ or desk that flows refer to stays the same item.
-import { h } from './make_element.js';
+import { h } from "../dom.js";
 import {
   FormError, field, input, itemList, lines, parseJson, select, textarea, words,
-} from './form_fields.js';
+} from "./form_fields.js";
 
 const keepId = (item) => (item.id ? { id: item.id } : {});
-const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const DAY_LINE = new RegExp(`^(${DAYS.join('|')})(?:\\s*-\\s*(${DAYS.join('|')}))?\\s*:?\\s+(.+)$`, 'i');
+const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+const DAY_LINE = new RegExp(`^(${DAYS.join("|")})(?:\\s*-\\s*(${DAYS.join("|")}))?\\s*:?\\s+(.+)$`, "i");
 
 export function faqEditor(t, faq) {
-  const question = input(faq.question, { required: true, maxlength: 1000, class: 'faq-question' });
-  const answer = textarea(faq.answer, { required: true, rows: 4, class: 'faq-answer' });
-  const variants = textarea((faq.variants ?? []).join('\n'), { rows: 2 });
-  const keywords = input((faq.keywords ?? []).join(', '));
+  const question = input(faq.question, { required: true, maxlength: 1000, class: "faq-question" });
+  const answer = textarea(faq.answer, { required: true, rows: 4, class: "faq-answer" });
+  const variants = textarea((faq.variants ?? []).join("\n"), { rows: 2 });
+  const keywords = input((faq.keywords ?? []).join(", "));
   return {
-    node: [field(t('faq_question'), question), field(t('faq_answer'), answer),
-      field(t('faq_variants'), variants, t('one_per_line')),
-      field(t('keywords'), keywords, t('comma_separated'))],
+    node: [field(t("faq_question"), question), field(t("faq_answer"), answer),
+      field(t("faq_variants"), variants, t("one_per_line")),
+      field(t("keywords"), keywords, t("comma_separated"))],
     read: () => ({
       ...keepId(faq),
       question: question.value.trim(),
@@ -30,22 +30,22 @@ export function faqEditor(t, faq) {
 
 export function flowEditor(t, flow) {
   const name = input(flow.name, { required: true, maxlength: 200 });
-  const triggers = textarea((flow.trigger_examples ?? []).join('\n'), { rows: 2 });
-  const keywords = input((flow.keywords ?? []).join(', '));
-  const steps = textarea(flow.steps ? JSON.stringify(flow.steps, null, 2) : '', {
-    required: true, rows: 8, class: 'code', spellcheck: 'false',
+  const triggers = textarea((flow.trigger_examples ?? []).join("\n"), { rows: 2 });
+  const keywords = input((flow.keywords ?? []).join(", "));
+  const steps = textarea(flow.steps ? JSON.stringify(flow.steps, null, 2) : "", {
+    required: true, rows: 8, class: "code", spellcheck: "false",
   });
   return {
-    node: [field(t('flow_name'), name), field(t('flow_triggers'), triggers, t('one_per_line')),
-      field(t('keywords'), keywords, t('comma_separated')),
-      field(t('flow_steps'), steps, t('flow_steps_hint'))],
+    node: [field(t("flow_name"), name), field(t("flow_triggers"), triggers, t("one_per_line")),
+      field(t("keywords"), keywords, t("comma_separated")),
+      field(t("flow_steps"), steps, t("flow_steps_hint"))],
     read: () => ({
       ...keepId(flow),
       name: name.value.trim(),
       trigger_examples: lines(triggers.value),
       keywords: words(keywords.value),
       steps: parseJson(steps.value, [],
-        (detail) => t('invalid_json', { what: name.value || t('flow_steps'), detail })),
+        (detail) => t("invalid_json", { what: name.value || t("flow_steps"), detail })),
     }),
   };
 }
@@ -55,7 +55,7 @@ export function parseHours(t, text) {
   const days = {};
   for (const line of lines(text)) {
     const match = line.match(DAY_LINE);
-    if (!match) throw new FormError(t('hours_invalid', { line }));
+    if (!match) throw new FormError(t("hours_invalid", { line }));
     const first = DAYS.indexOf(match[1].toLowerCase());
     const last = match[2] ? DAYS.indexOf(match[2].toLowerCase()) : first;
     const ranges = match[3].split(/[\s,;]+/).filter(Boolean);
@@ -64,22 +64,32 @@ export function parseHours(t, text) {
   return days;
 }
 
+// The stored days back as text, consecutive days with the same ranges as one "mon-fri" line.
 function formatHours(hours) {
-  return Object.entries(hours?.days ?? {}).map(([day, ranges]) => `${day} ${ranges.join(' ')}`)
-    .join('\n');
+  const days = hours?.days ?? {};
+  const out = [];
+  for (let day = 0; day < DAYS.length; day += 1) {
+    const ranges = days[DAYS[day]]?.join(" ");
+    if (!ranges) continue;
+    let last = day;
+    while (last + 1 < DAYS.length && days[DAYS[last + 1]]?.join(" ") === ranges) last += 1;
+    out.push(`${DAYS[day]}${last > day ? `-${DAYS[last]}` : ""} ${ranges}`);
+    day = last;
+  }
+  return out.join("\n");
 }
 
 function escalationEditor(t, zone, option) {
-  const kind = select(option.kind ?? 'email',
-    ['email', 'phone', 'chat'].map((key) => [key, t(`kind_${key}`)]));
+  const kind = select(option.kind ?? "email",
+    ["email", "phone", "chat"].map((key) => [key, t(`kind_${key}`)]));
   const label = input(option.label);
   const address = input(option.address, { required: true });
   const timezone = input(option.hours?.timezone ?? zone);
-  const hours = textarea(formatHours(option.hours), { rows: 3, class: 'code' });
+  const hours = textarea(formatHours(option.hours), { rows: 3, class: "code" });
   return {
-    node: [field(t('option_kind'), kind), field(t('option_label'), label),
-      field(t('option_address'), address), field(t('option_hours'), hours, t('hours_hint')),
-      field(t('option_timezone'), timezone)],
+    node: [field(t("option_kind"), kind), field(t("option_label"), label),
+      field(t("option_address"), address), field(t("option_hours"), hours, t("hours_hint")),
+      field(t("option_timezone"), timezone)],
     read: () => {
       const days = parseHours(t, hours.value);
       return {
@@ -96,14 +106,14 @@ export function helpDeskEditor(t, zone, desk) {
   const name = input(desk.name, { required: true, maxlength: 200 });
   const description = textarea(desk.description, { rows: 2 });
   const options = itemList({
-    legend: t('options'),
-    addLabel: t('add_option'),
-    removeLabel: t('remove_option'),
+    legend: t("options"),
+    addLabel: t("add_option"),
+    removeLabel: t("remove_option"),
     items: desk.options ?? [{}],
     build: (option) => escalationEditor(t, zone, option),
   });
   return {
-    node: [field(t('desk_name'), name), field(t('desk_description'), description), options.node],
+    node: [field(t("desk_name"), name), field(t("desk_description"), description), options.node],
     read: () => ({
       ...keepId(desk),
       name: name.value.trim(),
@@ -114,27 +124,27 @@ export function helpDeskEditor(t, zone, desk) {
 }
 
 export function catalogEditor(t, catalog) {
-  const baseUrl = input(catalog?.base_url, { type: 'url', class: 'catalog-base-url' });
+  const baseUrl = input(catalog?.base_url, { type: "url", class: "catalog-base-url" });
   const endpoints = textarea(JSON.stringify(catalog?.endpoints ?? [], null, 2), {
-    rows: 6, class: 'code', spellcheck: 'false',
+    rows: 6, class: "code", spellcheck: "false",
   });
-  const kind = select(catalog?.credential?.kind ?? 'bearer',
-    ['bearer', 'header', 'query'].map((key) => [key, t(`credential_${key}`)]));
-  const name = input('Authorization');
-  const secret = h('input', { type: 'password', autocomplete: 'new-password' });
-  const stored = catalog?.has_credential ? t('credential_stored') : t('credential_none');
-  const node = h('fieldset', { class: 'item-group' }, h('legend', {}, t('api_catalog')),
-    field(t('base_url'), baseUrl, t('base_url_hint')),
-    field(t('endpoints'), endpoints, t('endpoints_hint')),
-    field(t('credential_kind'), kind), field(t('credential_name'), name),
-    field(t('credential_value'), secret, stored));
+  const kind = select(catalog?.credential?.kind ?? "bearer",
+    ["bearer", "header", "query"].map((key) => [key, t(`credential_${key}`)]));
+  const name = input("Authorization");
+  const secret = h("input", { type: "password", autocomplete: "new-password" });
+  const stored = catalog?.has_credential ? t("credential_stored") : t("credential_none");
+  const node = h("fieldset", { class: "item-group" }, h("legend", {}, t("api_catalog")),
+    field(t("base_url"), baseUrl, t("base_url_hint")),
+    field(t("endpoints"), endpoints, t("endpoints_hint")),
+    field(t("credential_kind"), kind), field(t("credential_name"), name),
+    field(t("credential_value"), secret, stored));
   return {
     node,
     // No base URL: no catalog. An empty secret keeps the stored one (it is write-only).
     read: () => (baseUrl.value.trim() ? {
       base_url: baseUrl.value.trim(),
       endpoints: parseJson(endpoints.value, [],
-        (detail) => t('invalid_json', { what: t('endpoints'), detail })),
+        (detail) => t("invalid_json", { what: t("endpoints"), detail })),
       credential: secret.value
         ? { kind: kind.value, name: name.value.trim(), value: secret.value } : null,
     } : null),

@@ -1,74 +1,75 @@
 // Assistants: the list, the editor (FAQs, flows, help desks, API catalog), publishable
 // visitor keys, and the pre-flight decisions and replay results of an assistant.
-import { h, loadStylesheet } from './make_element.js';
-import { assistantForm } from './assistant_form.js';
-import { decisionsSection } from './assistant_decisions.js';
-import { texts } from './assistants_texts.js';
+import { h } from "../dom.js";
+import { loadStylesheet } from "./load_stylesheet.js";
+import { assistantForm } from "./assistant_form.js";
+import { decisionsSection } from "./assistant_decisions.js";
+import { texts } from "./assistants_texts.js";
 
 export { texts };
 
 function visitorKeySection(app, assistantId) {
   const { t } = app;
-  const output = h('div', { class: 'visitor-key', 'aria-live': 'polite' });
-  const issue = h('button', {
-    type: 'button',
+  const output = h("div", { class: "visitor-key", "aria-live": "polite" });
+  const issue = h("button", {
+    type: "button",
     onclick: async () => {
       try {
         const key = await app.api.post(
           `/v1/assistants/${encodeURIComponent(assistantId)}/visitor-keys`, {});
-        output.replaceChildren(h('p', {}, t('visitor_key_once')), h('code', {}, key.key));
+        output.replaceChildren(h("p", {}, t("visitor_key_once")), h("code", {}, key.key));
       } catch (error) {
-        output.replaceChildren(h('p', { role: 'alert' }, t('load_failed', {
+        output.replaceChildren(h("p", { class: "error", role: "alert" }, t("load_failed", {
           detail: error.detail || error.message })));
       }
     },
-  }, t('issue_visitor_key'));
-  return h('section', { 'aria-labelledby': 'visitor-key-title' },
-    h('h2', { id: 'visitor-key-title' }, t('visitor_key')),
-    h('p', { class: 'form-hint' }, t('visitor_key_hint')), issue, output);
+  }, t("issue_visitor_key"));
+  return h("section", { "aria-labelledby": "visitor-key-title" },
+    h("h2", { id: "visitor-key-title" }, t("visitor_key")),
+    h("p", { class: "muted" }, t("visitor_key_hint")), issue, output);
 }
 
 export async function render(root, app) {
-  loadStylesheet(new URL('./assistants.css', import.meta.url));
+  loadStylesheet(new URL("./assistants.css", import.meta.url));
   const { t, language, timezone } = app;
-  const status = h('p', { class: 'assistants-status', role: 'status' });
+  const status = h("p", { class: "assistants-status", role: "status" });
 
-  async function showList(message = '') {
+  async function showList(message = "") {
     const when = new Intl.DateTimeFormat(language, {
-      dateStyle: 'short', timeStyle: 'short', timeZone: timezone,
+      dateStyle: "short", timeStyle: "short", timeZone: timezone,
     });
-    const create = h('button', { type: 'button', class: 'primary', onclick: () => showEditor(null) },
-      t('new_assistant'));
-    root.replaceChildren(h('h1', {}, t('title')), create, status);
+    const create = h("button", { type: "button", onclick: () => showEditor(null) },
+      t("new_assistant"));
+    root.replaceChildren(h("h1", {}, t("title")), create, status);
     status.textContent = message;
     let assistants;
     try {
-      assistants = await app.api.get('/v1/assistants?limit=500');
+      assistants = await app.api.get("/v1/assistants?limit=500");
     } catch (error) {
-      status.textContent = t('load_failed', { detail: error.detail || error.message });
+      status.textContent = t("load_failed", { detail: error.detail || error.message });
       return;
     }
     if (assistants.length === 0) {
-      root.append(h('p', {}, t('no_assistants')));
+      root.append(h("p", {}, t("no_assistants")));
       return;
     }
-    root.append(h('table', { class: 'data-table assistants-list' },
-      h('caption', {}, t('list_caption')),
-      h('thead', {}, h('tr', {},
-        [t('name'), t('languages'), t('faqs'), t('flows'), t('help_desks'), t('updated'), '']
-          .map((text) => h('th', { scope: 'col' }, text)))),
-      h('tbody', {}, assistants.map((a) => h('tr', { 'data-assistant': a.id },
-        h('th', { scope: 'row' }, a.name),
-        h('td', {}, a.languages.join(', ')),
-        h('td', {}, String(a.faqs.length)),
-        h('td', {}, String(a.flows.length)),
-        h('td', {}, String(a.help_desks.length)),
-        h('td', {}, when.format(new Date(a.updated_at))),
-        h('td', {}, h('button', {
-          type: 'button',
-          'aria-label': t('edit_named', { name: a.name }),
+    root.append(h("table", { class: "data-table assistants-list" },
+      h("caption", {}, t("list_caption")),
+      h("thead", {}, h("tr", {},
+        [t("name"), t("languages"), t("faqs"), t("flows"), t("help_desks"), t("updated"), ""]
+          .map((text) => h("th", { scope: "col" }, text)))),
+      h("tbody", {}, assistants.map((a) => h("tr", { "data-assistant": a.id },
+        h("th", { scope: "row" }, a.name),
+        h("td", {}, a.languages.join(", ")),
+        h("td", {}, String(a.faqs.length)),
+        h("td", {}, String(a.flows.length)),
+        h("td", {}, String(a.help_desks.length)),
+        h("td", {}, when.format(new Date(a.updated_at))),
+        h("td", {}, h("button", {
+          type: "button",
+          "aria-label": t("edit_named", { name: a.name }),
           onclick: () => showEditor(a.id),
-        }, t('edit'))))))));
+        }, t("edit"))))))));
   }
 
   async function showEditor(assistantId) {
@@ -78,20 +79,20 @@ export async function render(root, app) {
         assistant = await app.api.get(`/v1/assistants/${encodeURIComponent(assistantId)}`);
       }
     } catch (error) {
-      status.textContent = t('load_failed', { detail: error.detail || error.message });
+      status.textContent = t("load_failed", { detail: error.detail || error.message });
       return;
     }
     const form = assistantForm(app, assistant, {
-      onSaved: (saved) => showList(t('saved', { name: saved.name })),
+      onSaved: (saved) => showList(t("saved", { name: saved.name })),
       onCancel: () => showList(),
     });
-    const heading = assistant ? t('edit_title', { name: assistant.name }) : t('new_assistant');
-    root.replaceChildren(h('h1', {}, heading), form);
+    const heading = assistant ? t("edit_title", { name: assistant.name }) : t("new_assistant");
+    root.replaceChildren(h("h1", {}, heading), form);
     if (assistant) {
       root.append(visitorKeySection(app, assistant.id),
         ...await decisionsSection(app, assistant.id));
     }
-    form.querySelector('input')?.focus();
+    form.querySelector("input")?.focus();
   }
 
   await showList();

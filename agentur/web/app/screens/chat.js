@@ -1,48 +1,49 @@
 // Agent chat: a streamed run per message (POST /v1/agent/runs as SSE), its thinking panel,
 // rounds/cost/tokens, a stop button (DELETE the run) and the history per workflow.
-import { h, loadStylesheet } from './make_element.js';
-import { AgentReply, userMessage } from './chat_turn.js';
-import { ConversationList, historyTurns } from './chat_history.js';
-import { texts } from './chat_texts.js';
+import { h } from "../dom.js";
+import { loadStylesheet } from "./load_stylesheet.js";
+import { AgentReply, userMessage } from "./chat_turn.js";
+import { ConversationList, historyTurns } from "./chat_history.js";
+import { texts } from "./chat_texts.js";
 
 export { texts };
 
 const FINAL_STATES = new Set([
-  'completed', 'cancelled', 'failed', 'budget_exceeded', 'max_rounds_reached',
+  "completed", "cancelled", "failed", "budget_exceeded", "max_rounds_reached",
 ]);
 
 export async function render(root, app) {
-  loadStylesheet(new URL('./chat.css', import.meta.url));
+  loadStylesheet(new URL("./chat.css", import.meta.url));
   const { t } = app;
-  const state = { workflowId: null, runId: null, disposed: false };
+  const state = { workflowId: null, runId: null, disposed: false, connection: null };
 
-  const log = h('section', { class: 'chat-log', 'aria-label': t('title') });
-  const status = h('p', { class: 'chat-status', role: 'status' });
-  const prompt = h('textarea', { id: 'chat-prompt', name: 'prompt', rows: 3, required: true });
-  const send = h('button', { type: 'submit', class: 'chat-send' }, t('send'));
-  const stop = h('button', { type: 'button', class: 'chat-stop', disabled: true }, t('stop'));
-  const form = h('form', { class: 'chat-form' },
-    h('label', { for: 'chat-prompt' }, t('prompt_label')), prompt,
-    h('div', { class: 'chat-actions' }, send, stop));
+  const log = h("section", { class: "chat-log", "aria-label": t("title") });
+  const status = h("p", { class: "chat-status", role: "status" });
+  const prompt = h("textarea", { id: "chat-prompt", name: "prompt", rows: 3, required: true });
+  const send = h("button", { type: "submit", class: "chat-send" }, t("send"));
+  const stop = h("button", { type: "button", class: "danger chat-stop", disabled: true }, t("stop"));
+  const form = h("form", { class: "chat-form" },
+    h("label", { for: "chat-prompt" }, t("prompt_label")), prompt,
+    h("div", { class: "chat-actions" }, send, stop));
   const conversations = new ConversationList(app, {
     onSelect: (id) => open(id),
     onNew: () => open(null),
   });
-  root.replaceChildren(h('h1', {}, t('title')),
-    h('div', { class: 'chat-layout' }, conversations.node,
-      h('div', { class: 'chat-main' }, log, status, form)));
+  root.replaceChildren(h("h1", {}, t("title")),
+    h("div", { class: "chat-layout" }, conversations.node,
+      h("div", { class: "chat-main" }, log, status, form)));
 
   function showEmpty() {
-    log.replaceChildren(h('p', { class: 'chat-empty' }, t('empty')));
+    log.replaceChildren(h("p", { class: "chat-empty" }, t("empty")));
   }
 
   function showError(error) {
-    status.textContent = t('error', { detail: error.detail || error.message || String(error) });
+    status.textContent = t("error", { detail: error.detail || error.message || String(error) });
   }
 
   async function open(workflowId) {
     state.workflowId = workflowId;
-    status.textContent = '';
+    status.textContent = "";
     try {
       if (workflowId) log.replaceChildren(...await historyTurns(app, workflowId));
       else showEmpty();
@@ -62,27 +63,27 @@ export async function render(root, app) {
 
   function handle(reply, event, data) {
     switch (event) {
-      case 'run':
+      case "run":
         state.runId = data.run_id;
         state.workflowId = data.workflow_id ?? state.workflowId;
         break;
-      case 'chunk':
+      case "chunk":
         reply.appendText(data.text);
         break;
-      case 'tool_call':
+      case "tool_call":
         reply.toolCall(data);
         break;
-      case 'tool_result':
+      case "tool_result":
         reply.toolResult(data);
         break;
-      case 'final':
+      case "final":
         reply.setText(data.text);
         if (FINAL_STATES.has(data.status)) status.textContent = t(`status_${data.status}`);
         break;
-      case 'agent_summary':
+      case "agent_summary":
         reply.setStats(data);
         break;
-      case 'error':
+      case "error":
         showError({ message: data.message });
         break;
       default:
@@ -91,23 +92,28 @@ export async function render(root, app) {
   }
 
   async function run(text) {
-    if (log.querySelector('.chat-empty')) log.replaceChildren();
+    if (log.querySelector(".chat-empty")) log.replaceChildren();
     const reply = new AgentReply(app);
-    const turn = h('article', { class: 'chat-turn' }, userMessage(t, text), reply.node);
+    const turn = h("article", { class: "chat-turn" }, userMessage(t, text), reply.node);
     log.append(turn);
-    turn.scrollIntoView({ block: 'end' });
+    log.scrollTop = log.scrollHeight;
     setRunning(true);
-    status.textContent = t('status_running');
+    status.textContent = t("status_running");
     try {
       const body = { prompt: text, workflow_id: state.workflowId ?? undefined };
-      for await (const { event, data } of app.api.stream('/v1/agent/runs', body)) {
-        if (state.disposed) break; // leaving the screen closes the stream
+      state.connection = new AbortController();
+      const events = app.api.stream("/v1/agent/runs", body, { signal: state.connection.signal });
+      for await (const { event, data } of events) {
+        // Follow the answer as it grows, unless the reader scrolled up to read something.
+        const following = log.scrollHeight - log.scrollTop - log.clientHeight < 48;
         handle(reply, event, data);
+        if (following) log.scrollTop = log.scrollHeight;
       }
     } catch (error) {
-      showError(error);
+      if (!state.disposed) showError(error);
     } finally {
       state.runId = null;
+      state.connection = null;
       if (!state.disposed) {
         setRunning(false);
         prompt.focus();
@@ -116,24 +122,24 @@ export async function render(root, app) {
     }
   }
 
-  form.addEventListener('submit', (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = prompt.value.trim();
-    if (!text || state.runId) return;
-    prompt.value = '';
+    if (!text || state.connection) return;
+    prompt.value = "";
     run(text);
   });
-  prompt.addEventListener('keydown', (event) => {
+  prompt.addEventListener("keydown", (event) => {
     // Enter sends, Shift+Enter starts a new line (as in most chat apps).
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       form.requestSubmit();
     }
   });
-  stop.addEventListener('click', async () => {
+  stop.addEventListener("click", async () => {
     if (!state.runId) return;
     stop.disabled = true;
-    status.textContent = t('status_stopping');
+    status.textContent = t("status_stopping");
     try {
       await app.api.delete(`/v1/agent/runs/${encodeURIComponent(state.runId)}`);
     } catch (error) {
@@ -147,7 +153,10 @@ export async function render(root, app) {
   } catch (error) {
     showError(error);
   }
+  // Leaving the screen closes the stream (the server's agent_cancel_on_disconnect decides
+  // whether the run goes on without a listener).
   return () => {
     state.disposed = true;
+    state.connection?.abort();
   };
 }

@@ -1,44 +1,53 @@
 // Labelled form controls and repeatable item lists for the editors (no data in innerHTML).
-import { h, uid } from './make_element.js';
+import { h } from "../dom.js";
 
 // A user mistake found before anything is sent; the form shows its message in its alert.
 export class FormError extends Error {}
 
-export const lines = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
-export const words = (text) => text.split(/[,\n]/).map((word) => word.trim()).filter(Boolean);
-
-export function input(value = '', attributes = {}) {
-  return h('input', { type: 'text', value: value ?? '', ...attributes });
+let counter = 0;
+// A fresh element id, so every <label for> finds its own control.
+export function uid(prefix) {
+  counter += 1;
+  return `${prefix}-${counter}`;
 }
 
-export function textarea(value = '', attributes = {}) {
-  return h('textarea', { rows: 3, value: value ?? '', ...attributes });
+export const lines = (text) => text.split("\n").map((line) => line.trim()).filter(Boolean);
+export const words = (text) => text.split(/[,\n]/).map((word) => word.trim()).filter(Boolean);
+
+export function input(value = "", attributes = {}) {
+  return h("input", { type: "text", value: value ?? "", ...attributes });
+}
+
+export function textarea(value = "", attributes = {}) {
+  const node = h("textarea", { rows: 3, ...attributes });
+  node.value = value ?? ""; // a textarea's text is its property, not an attribute
+  return node;
 }
 
 export function select(value, options, attributes = {}) {
-  return h('select', attributes,
-    options.map(([key, label]) => h('option', { value: key, selected: key === value }, label)));
+  return h("select", attributes,
+    options.map(([key, label]) => h("option", { value: key, selected: key === value }, label)));
 }
 
 // <label> + control (+ a hint the control is described by).
 export function field(label, control, hint) {
-  control.id ||= uid('field');
-  const hintNode = hint ? h('small', { id: uid('hint'), class: 'form-hint' }, hint) : null;
-  if (hintNode) control.setAttribute('aria-describedby', hintNode.id);
-  return h('div', { class: 'form-field' }, h('label', { for: control.id }, label), control, hintNode);
+  control.id ||= uid("field");
+  const hintNode = hint ? h("small", { id: uid("hint"), class: "muted" }, hint) : null;
+  if (hintNode) control.setAttribute("aria-describedby", hintNode.id);
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control, hintNode);
 }
 
 // A fieldset of items with "add" and per-item "remove"; `build(item)` returns {node, read}.
 export function itemList({ legend, addLabel, removeLabel, items, build, className }) {
   const entries = [];
-  const list = h('ol', { class: 'item-list' });
+  const list = h("ol", { class: "item-list" });
   const add = (item) => {
     const editor = build(item);
     const entry = { editor };
-    entry.node = h('li', { class: 'item' }, editor.node,
-      h('button', {
-        type: 'button',
-        class: 'item-remove',
+    entry.node = h("li", { class: "item" }, editor.node,
+      h("button", {
+        type: "button",
+        class: "secondary item-remove",
         onclick: () => {
           entries.splice(entries.indexOf(entry), 1);
           entry.node.remove();
@@ -49,13 +58,13 @@ export function itemList({ legend, addLabel, removeLabel, items, build, classNam
     return entry;
   };
   for (const item of items ?? []) add(item);
-  const addButton = h('button', {
-    type: 'button',
-    class: 'item-add',
-    onclick: () => add({}).node.querySelector('input, textarea, select')?.focus(),
+  const addButton = h("button", {
+    type: "button",
+    class: "secondary item-add",
+    onclick: () => add({}).node.querySelector("input, textarea, select")?.focus(),
   }, addLabel);
-  const node = h('fieldset', { class: `item-group ${className ?? ''}` },
-    h('legend', {}, legend), list, addButton);
+  const node = h("fieldset", { class: `item-group ${className ?? ""}` },
+    h("legend", {}, legend), list, addButton);
   return { node, read: () => entries.map((entry) => entry.editor.read()) };
 }
 

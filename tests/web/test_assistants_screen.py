@@ -1,0 +1,122 @@
+"""The Assistants screen in Chromium: create an assistant with a FAQ through the form, see it
+listed, edit it (the FAQ keeps its id; a help desk with opening hours joins), see a refused
+definition's reason, and read the shadow-mode decisions and the latest replay."""
+
+from __future__ import annotations
+
+import httpx
+from playwright.async_api import BrowserContext, Page, expect
+
+from agentur.assistant.conversation_store import ConversationStore
+from agentur.assistant.replay import Label, run_replay
+from agentur.assistant.settings import AssistantSettings
+from agentur.runtime import Runtime
+from agentur.storage.models.assistant import Assistant
+from tests.assistant.turns import preflight, scripted_ai
+from tests.conftest import Member, Tenants
+from tests.web.browser import screenshot, serious_accessibility_violations
+from tests.web.workspace_sign_in import open_signed_in
+
+QUESTION = "Wie lange dauert der Versand?"
+
+
+async def _stored(base_url: str, member: Member) -> list[dict]:
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as client:
+        response = await client.get("/v1/assistants")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+async def _log_shadow_and_replay(runtime: Runtime, assistant_id: str, faq_id: str) -> None:
+    """A shadow decision as the pre-flight logs it, and one replay of a two-message label set."""
+    labels = [Label(text=QUESTION, expected=f"faq:{faq_id}"), Label(text="Hallo", expected="none")]
+    ai, _ = scripted_ai(preflight(faq=faq_id, faq_c=0.9), preflight(faq=faq_id, faq_c=0.9))
+    async with runtime.database.transaction() as session:
+        row = await session.get(Assistant, assistant_id)
+        assert row is not None
+        store = ConversationStore(session, row.mandate_id, row.id)
+        await store.log_decision(
+            mode="shadow", message="Wo ist mein Paket?", decision="none", answers=None, acted=False
+        )
+        await run_replay(session, ai, row, labels, AssistantSettings())
+
+
+async def _save(page: Page) -> None:
+    await page.get_by_role("button", name="Speichern").click()
+
+
+async def test_create_list_edit_and_decisions(
+    browser_context: BrowserContext, base_url: str, runtime: Runtime, tenants: Tenants
+) -> None:
+    member = await tenants.member()
+    page = await open_signed_in(browser_context, base_url, member.key, "assistants")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Assistenten")
+    await expect(page.get_by_text("Noch keine Assistenten.")).to_be_visible()
+    assert await serious_accessibility_violations(page) == []
+
+    # Create with one FAQ.
+    await page.get_by_role("button", name="Neuer Assistent").click()
+    await page.get_by_label("Name", exact=True).fill("Velo-Shop")
+    await page.get_by_role("button", name="FAQ hinzufügen").click()
+    await page.get_by_label("Frage").fill(QUESTION)
+    await page.get_by_label("Antwort").fill("Zwei Arbeitstage innerhalb der Schweiz.")
+    await page.get_by_label("Andere Formulierungen").fill("Wann kommt mein Paket?\nLieferzeit?")
+    await page.get_by_label("Stichwörter").fill("Versand, Lieferung")
+    assert await serious_accessibility_violations(page) == []
+    await _save(page)
+    await expect(page.locator(".assistants-status")).to_contain_text("«Velo-Shop» gespeichert")
+    row = page.locator("tr", has=page.get_by_role("rowheader", name="Velo-Shop"))
+    await expect(row.locator("td").nth(1)).to_have_text("1")  # one FAQ
+    [created] = await _stored(base_url, member)
+    [faq] = created["faqs"]
+    assert created["languages"] == ["de"]
+    assert (faq["question"], faq["variants"], faq["keywords"]) == (
+        QUESTION,
+        ["Wann kommt mein Paket?", "Lieferzeit?"],
+        ["Versand", "Lieferung"],
+    )
+    await screenshot(page, "assistants-list")
+
+    # Edit: a new answer and a help desk with opening hours.
+    await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
+    await expect(page.get_by_label("Frage")).to_have_value(QUESTION)
+    await page.get_by_label("Antwort").fill("Zwei bis drei Arbeitstage.")
+    await page.get_by_role("button", name="Anlaufstelle hinzufügen").click()
+    await page.get_by_label("Name der Anlaufstelle").fill("Kundendienst")
+    await page.get_by_label("Adresse, Nummer oder Warteschlange").fill("hilfe@velo.example")
+    hours = page.get_by_label("Öffnungszeiten", exact=True)
+    # A wrong range reaches the server, whose problem detail names the field.
+    await hours.fill("mon-fri 08:00-25:00")
+    await _save(page)
+    alert = page.locator(".assistant-form [role='alert']")
+    await expect(alert).to_contain_text("Nicht gespeichert")
+    await expect(alert).to_contain_text("help_desks.0.options.0.hours.days")
+    await hours.fill("mon-fri 08:00-12:00 13:30-17:00")
+    await _save(page)
+    await expect(page.locator(".assistants-status")).to_contain_text("«Velo-Shop» gespeichert")
+    [edited] = await _stored(base_url, member)
+    assert edited["faqs"][0]["id"] == faq["id"]
+    assert edited["faqs"][0]["answer"] == "Zwei bis drei Arbeitstage."
+    [option] = edited["help_desks"][0]["options"]
+    assert option["address"] == "hilfe@velo.example"
+    assert option["hours"]["timezone"] == "Europe/Zurich"  # the browser's zone by default
+    assert option["hours"]["days"] == {
+        day: ["08:00-12:00", "13:30-17:00"] for day in ("mon", "tue", "wed", "thu", "fri")
+    }
+
+    # Decisions and the latest replay of this assistant.
+    await _log_shadow_and_replay(runtime, created["id"], faq["id"])
+    await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
+    await expect(hours).to_have_value("mon-fri 08:00-12:00 13:30-17:00")  # read back as typed
+    decisions = page.locator(".assistant-decisions table")
+    await expect(decisions.locator("tbody tr")).to_have_count(3)  # shadow + two replayed
+    shadow = decisions.locator("tr", has_text="Wo ist mein Paket?")
+    await expect(shadow).to_contain_text("Schatten")
+    await expect(shadow).to_contain_text("nein")
+    await expect(page.locator(".replay-summary")).to_have_text(
+        "2 Nachrichten, 0 seit dem letzten Replay geändert, 1 weichen von ihrem Label ab."
+    )
+    await expect(page.locator(".replay-flagged")).to_have_count(1)
+    await expect(page.locator(".replay-flagged")).to_contain_text("Hallo")
+    await screenshot(page, "assistants-edit")
+    assert await serious_accessibility_violations(page) == []
