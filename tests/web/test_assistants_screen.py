@@ -1,6 +1,7 @@
 """The Assistants screen in Chromium: create an assistant with a FAQ through the form, see it
-listed, edit it (the FAQ keeps its id; a help desk with opening hours joins), see a refused
-definition's reason, and read the shadow-mode decisions and the latest replay."""
+listed, edit it (the FAQ keeps its id; a help desk with opening hours and a flow with a choice
+and a handoff join), see a refused definition's reason, and read the shadow-mode decisions and
+the latest replay."""
 
 from __future__ import annotations
 
@@ -85,6 +86,21 @@ async def test_create_list_edit_and_decisions(
     await page.get_by_label("Name der Anlaufstelle").fill("Kundendienst")
     await page.get_by_label("Adresse, Nummer oder Warteschlange").fill("hilfe@velo.example")
     hours = page.get_by_label("Öffnungszeiten", exact=True)
+    # A flow: a choice whose second option jumps to a handoff to that desk.
+    flows = page.locator("fieldset.flows")
+    await flows.get_by_role("button", name="Ablauf hinzufügen").click()
+    await flows.get_by_label("Name des Ablaufs").fill("Rückgabe")
+    await flows.get_by_label("Art des Schritts").select_option("choice")
+    await flows.get_by_label("Frage an die Besucherin oder den Besucher").fill("Was möchten Sie?")
+    await flows.get_by_label("Variable").fill("wunsch")
+    await flows.get_by_label("Auswahlmöglichkeiten").fill(
+        "Umtausch = exchange\nGeld zurück = refund -> desk"
+    )
+    await flows.get_by_role("button", name="Schritt hinzufügen").click()
+    handoff = flows.locator(".flow-steps li.item").nth(1)
+    await handoff.get_by_label("Art des Schritts").select_option("handoff")
+    await handoff.get_by_label("Schritt-ID").fill("desk")
+    await handoff.get_by_label("Anlaufstelle").fill("Kundendienst")
     # A wrong range reaches the server, whose problem detail names the field.
     await hours.fill("mon-fri 08:00-25:00")
     await _save(page)
@@ -103,11 +119,25 @@ async def test_create_list_edit_and_decisions(
     assert option["hours"]["days"] == {
         day: ["08:00-12:00", "13:30-17:00"] for day in ("mon", "tue", "wed", "thu", "fri")
     }
+    [flow] = edited["flows"]
+    choice, handoff_step = flow["steps"]
+    assert (choice["kind"], choice["variable"], choice["options"]) == (
+        "choice",
+        "wunsch",
+        [
+            {"label": "Umtausch", "value": "exchange", "next_step": None},
+            {"label": "Geld zurück", "value": "refund", "next_step": "desk"},
+        ],
+    )
+    assert handoff_step == {"kind": "handoff", "id": "desk", "help_desk": "Kundendienst"}
 
     # Decisions and the latest replay of this assistant.
     await _log_shadow_and_replay(runtime, created["id"], faq["id"])
     await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
     await expect(hours).to_have_value("mon-fri 08:00-12:00 13:30-17:00")  # read back as typed
+    await expect(flows.get_by_label("Auswahlmöglichkeiten")).to_have_value(
+        "Umtausch = exchange\nGeld zurück = refund -> desk"
+    )
     decisions = page.locator(".assistant-decisions table")
     await expect(decisions.locator("tbody tr")).to_have_count(3)  # shadow + two replayed
     shadow = decisions.locator("tr", has_text="Wo ist mein Paket?")

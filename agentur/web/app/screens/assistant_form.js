@@ -2,7 +2,8 @@
 // so the server validates FAQs, flows, desks and catalog together and names a wrong field.
 import { h } from "../dom.js";
 import { FormError, field, input, itemList, lines, textarea, uid } from "./form_fields.js";
-import { catalogEditor, faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
+import { faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
+import { catalogEditor } from "./api_catalog_editor.js";
 
 const LANGUAGES = ["en", "de", "fr", "it", "es"];
 // What the API adds to a definition when it returns one; a definition must not carry them.

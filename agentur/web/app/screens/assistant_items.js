@@ -1,9 +1,7 @@
 // Editors of an assistant's FAQs, flows and help desks; each returns {node, read}.
 // An item keeps its id, so a FAQ or desk that flows refer to stays the same item.
-import { h } from "../dom.js";
-import {
-  FormError, field, input, itemList, lines, parseJson, select, textarea, words,
-} from "./form_fields.js";
+import { FormError, field, input, itemList, lines, select, textarea, words } from "./form_fields.js";
+import { stepEditor } from "./flow_steps.js";
 
 const keepId = (item) => (item.id ? { id: item.id } : {});
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
@@ -32,20 +30,23 @@ export function flowEditor(t, flow) {
   const name = input(flow.name, { required: true, maxlength: 200 });
   const triggers = textarea((flow.trigger_examples ?? []).join("\n"), { rows: 2 });
   const keywords = input((flow.keywords ?? []).join(", "));
-  const steps = textarea(flow.steps ? JSON.stringify(flow.steps, null, 2) : "", {
-    required: true, rows: 8, class: "code", spellcheck: "false",
+  const steps = itemList({
+    legend: t("flow_steps"),
+    addLabel: t("add_step"),
+    removeLabel: t("remove_step"),
+    items: flow.steps ?? [{ kind: "say" }],
+    build: (step) => stepEditor(t, step),
+    className: "flow-steps",
   });
   return {
     node: [field(t("flow_name"), name), field(t("flow_triggers"), triggers, t("one_per_line")),
-      field(t("keywords"), keywords, t("comma_separated")),
-      field(t("flow_steps"), steps, t("flow_steps_hint"))],
+      field(t("keywords"), keywords, t("comma_separated")), steps.node],
     read: () => ({
       ...keepId(flow),
       name: name.value.trim(),
       trigger_examples: lines(triggers.value),
       keywords: words(keywords.value),
-      steps: parseJson(steps.value, [],
-        (detail) => t("invalid_json", { what: name.value || t("flow_steps"), detail })),
+      steps: steps.read(),
     }),
   };
 }
@@ -120,33 +121,5 @@ export function helpDeskEditor(t, zone, desk) {
       description: description.value.trim(),
       options: options.read(),
     }),
-  };
-}
-
-export function catalogEditor(t, catalog) {
-  const baseUrl = input(catalog?.base_url, { type: "url", class: "catalog-base-url" });
-  const endpoints = textarea(JSON.stringify(catalog?.endpoints ?? [], null, 2), {
-    rows: 6, class: "code", spellcheck: "false",
-  });
-  const kind = select(catalog?.credential?.kind ?? "bearer",
-    ["bearer", "header", "query"].map((key) => [key, t(`credential_${key}`)]));
-  const name = input("Authorization");
-  const secret = h("input", { type: "password", autocomplete: "new-password" });
-  const stored = catalog?.has_credential ? t("credential_stored") : t("credential_none");
-  const node = h("fieldset", { class: "item-group" }, h("legend", {}, t("api_catalog")),
-    field(t("base_url"), baseUrl, t("base_url_hint")),
-    field(t("endpoints"), endpoints, t("endpoints_hint")),
-    field(t("credential_kind"), kind), field(t("credential_name"), name),
-    field(t("credential_value"), secret, stored));
-  return {
-    node,
-    // No base URL: no catalog. An empty secret keeps the stored one (it is write-only).
-    read: () => (baseUrl.value.trim() ? {
-      base_url: baseUrl.value.trim(),
-      endpoints: parseJson(endpoints.value, [],
-        (detail) => t("invalid_json", { what: t("endpoints"), detail })),
-      credential: secret.value
-        ? { kind: kind.value, name: name.value.trim(), value: secret.value } : null,
-    } : null),
   };
 }

@@ -76,3 +76,23 @@ export function parseJson(text, fallback, describe) {
     throw new FormError(describe(error.message));
   }
 }
+
+// "name=value" lines to an object and back (path parameters, query templates).
+export function parsePairs(text, describe) {
+  const pairs = {};
+  for (const line of lines(text)) {
+    const at = line.indexOf("=");
+    if (at <= 0) throw new FormError(describe(line));
+    pairs[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return pairs;
+}
+
+export function formatPairs(pairs) {
+  return Object.entries(pairs ?? {}).map(([name, value]) => `${name}=${value}`).join("\n");
+}
+
+// Optional text: empty leaves the field out, so the server's default applies.
+export function optional(name, value) {
+  return value.trim() ? { [name]: value.trim() } : {};
+}
