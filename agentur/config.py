@@ -81,6 +81,12 @@ class Settings(PartSettings):
     default_language: str = Field(
         default="en", description="Language when the request has no usable `Accept-Language`."
     )
+    session_max_age_seconds: int = Field(
+        default=12 * 3600,
+        ge=60,
+        le=30 * 24 * 3600,
+        description="Lifetime of a web app sign-in (cookie session); then it signs in again.",
+    )
     log_level: str = Field(default="INFO", description="Python logging level.")
     metrics_auth: Literal["auto", "none", "bearer", "api_key"] = Field(
         default="auto",

@@ -109,11 +109,22 @@ async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
     expected = row.secret_hash if row else _hash("")
     if not hmac.compare_digest(expected, _hash(secret)) or row is None:
         raise failure
+    if user is None or membership is None or not key_is_usable(row, user):
+        raise failure
+    note_use(row)
+    return Principal(user=user, membership=membership, api_key=row)
+
+
+def key_is_usable(row: ApiKey, user: User) -> bool:
+    """Not revoked, not expired, and its user still active (the membership is checked by
+    the caller's join: a key whose membership is gone speaks for no one)."""
     now = utc_now()
     if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
-        raise failure
-    if user is None or not user.is_active or membership is None:
-        raise failure
+        return False
+    return user.is_active
+
+
+def note_use(row: ApiKey) -> None:
+    now = utc_now()
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
         row.last_used_at = now
-    return Principal(user=user, membership=membership, api_key=row)

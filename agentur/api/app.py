@@ -27,6 +27,7 @@ from agentur.api.routes import (
     metrics,
     models,
     openai_compatible,
+    sessions,
     web_app,
     workflows,
 )
@@ -72,7 +73,7 @@ def create_app(
     install_openapi(app, lambda: setting_limits(app.state.runtime))
     app.include_router(health.router)
     app.include_router(metrics.router)
-    for module in (me, files, folders, workflows, connections):
+    for module in (me, sessions, files, folders, workflows, connections):
         app.include_router(module.router, prefix="/v1")
     app.include_router(agent_runs.router, prefix="/v1")  # agent
     for module in (models, billing, ai_settings):  # AI gateway

@@ -9,8 +9,9 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.accounts.api_keys import authenticate
+from agentur.accounts.api_keys import Principal, authenticate
 from agentur.accounts.directory import feature_instance_in_mandate
+from agentur.accounts.sessions import csrf_matches, resume_session
 from agentur.context import (
     RequestContext,
     Role,
@@ -25,6 +26,8 @@ from agentur.workspace.files import FileService
 from agentur.workspace.folders import FolderService
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
+SESSION_COOKIE = "agentur_session"
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 # Dependencies are `async def` even where they do not await: FastAPI runs a plain `def` one in
@@ -57,6 +60,37 @@ def bearer_token(credentials: HTTPAuthorizationCredentials | None) -> str:
     return credentials.credentials.strip() if credentials else ""
 
 
+async def _principal(
+    request: Request, session: AsyncSession, credentials: HTTPAuthorizationCredentials | None
+) -> Principal:
+    """The bearer key's principal; without a bearer header, the web app's session cookie's."""
+    token = bearer_token(credentials)
+    if token:
+        return await authenticate(session, token)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if not cookie:
+        raise AuthenticationError(
+            "send an API key as 'Authorization: Bearer <key>' (or sign in: POST /v1/sessions)"
+        )
+    try:
+        signed = await resume_session(session, cookie)
+    except AuthenticationError:
+        await session.commit()  # an ended session (key revoked, expired) stays deleted
+        raise
+    # The cookie rides along on any request the browser makes, even one another site
+    # triggers; the CSRF token only the app's own script can read proves the app sent it.
+    if request.method in UNSAFE_METHODS and not csrf_matches(
+        cookie, request.headers.get("x-csrf-token")
+    ):
+        raise ForbiddenError(
+            "a signed-in browser must send its session's CSRF token as X-CSRF-Token "
+            "on every POST, PUT, PATCH and DELETE"
+        )
+    request.state.web_session = signed
+    request.state.web_session_token = cookie
+    return signed.principal
+
+
 async def get_request_context(
     request: Request,
     runtime: RuntimeDep,
@@ -67,10 +101,7 @@ async def get_request_context(
     x_require_neutralization: Annotated[str | None, Header()] = None,
     accept_language: Annotated[str | None, Header()] = None,
 ) -> RequestContext:
-    token = bearer_token(credentials)
-    if not token:
-        raise AuthenticationError("send an API key as 'Authorization: Bearer <key>'")
-    principal = await authenticate(session, token)
+    principal = await _principal(request, session, credentials)
     feature_instance_id = None
     if x_feature_instance:
         instance = await feature_instance_in_mandate(

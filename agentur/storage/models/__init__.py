@@ -8,7 +8,15 @@ from agentur.storage.models import (  # noqa: F401  (register tables)
     knowledge,
     trustee,
 )
-from agentur.storage.models.accounts import ApiKey, FeatureInstance, Mandate, Membership, User
+from agentur.storage.models.accounts import (
+    ApiKey,
+    FeatureInstance,
+    Mandate,
+    Membership,
+    User,
+    WebSession,
+    WebSessionKey,
+)
 from agentur.storage.models.base import Base, new_id, utc_now
 from agentur.storage.models.workflows import Workflow, WorkflowMessage
 from agentur.storage.models.workspace import ROOT_FOLDER_KEY, File, FileTag, Folder
@@ -24,6 +32,8 @@ __all__ = [
     "Mandate",
     "Membership",
     "User",
+    "WebSession",
+    "WebSessionKey",
     "Workflow",
     "WorkflowMessage",
     "new_id",

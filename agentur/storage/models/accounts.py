@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
+from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime, utc_now
 
 
 class User(IdMixin, TimestampMixin, Base):
@@ -62,3 +62,33 @@ class ApiKey(IdMixin, TimestampMixin, Base):
     expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
+class WebSession(IdMixin, Base):
+    """A signed-in browser (issue 18). Only the SHA-256 of the cookie's token is stored."""
+
+    __tablename__ = "web_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # The mandate requests act in; one of the session's keys speaks for it.
+    active_mandate_id: Mapped[str] = mapped_column(
+        ForeignKey("mandates.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+
+
+class WebSessionKey(IdMixin, Base):
+    """An API key signed in with a session: it grants the session its mandate, nothing more."""
+
+    __tablename__ = "web_session_keys"
+    __table_args__ = (UniqueConstraint("session_id", "mandate_id"),)
+
+    session_id: Mapped[str] = mapped_column(
+        ForeignKey("web_sessions.id", ondelete="CASCADE"), index=True
+    )
+    api_key_id: Mapped[str] = mapped_column(
+        ForeignKey("api_keys.id", ondelete="CASCADE"), index=True
+    )
+    mandate_id: Mapped[str] = mapped_column(ForeignKey("mandates.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utc_now)

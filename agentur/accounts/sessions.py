@@ -1,0 +1,199 @@
+"""Cookie sessions for the web app (issue 18): a browser signs in with an API key once and then
+sends an opaque, HttpOnly cookie instead of the key.
+
+The cookie's token has 256 bits of entropy; only its SHA-256 is stored (a stolen database
+yields no usable cookie). The CSRF token is an HMAC of the session token, so it needs no
+column and is the same on every call of the session, yet cannot be derived without the
+cookie, which scripts never see.
+
+A session holds the API keys signed in with it, one per mandate: a key grants the session its
+mandate and nothing else. Every request re-checks every key of the session (one joined query),
+so a key revoked anywhere ends the sessions it is part of on their very next request, just as
+a bearer key stops working (see `api_keys`). Expired sessions are deleted when met and swept
+whenever a new session opens.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
+from agentur.errors import AuthenticationError, NotFoundError
+from agentur.storage.models import (
+    ApiKey,
+    Mandate,
+    Membership,
+    User,
+    WebSession,
+    WebSessionKey,
+    utc_now,
+)
+
+TOKEN_BYTES = 32
+CSRF_CONTEXT = b"agentur web session csrf"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMandate:
+    mandate_id: str
+    name: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class SignedInSession:
+    session_id: str
+    principal: Principal  # the key of the active mandate: who requests act as
+    mandates: tuple[SessionMandate, ...]
+    expires_at: datetime
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def csrf_token_for(token: str) -> str:
+    digest = hmac.new(token.encode(), CSRF_CONTEXT, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def csrf_matches(token: str, sent: str | None) -> bool:
+    return hmac.compare_digest(csrf_token_for(token), sent or "")
+
+
+async def open_session(
+    db: AsyncSession, api_key: str, max_age: timedelta
+) -> tuple[str, SignedInSession]:
+    """A new session for the key's mandate; returns the cookie's token (shown once) and it."""
+    principal = await authenticate(db, api_key)
+    now = utc_now()
+    await db.execute(delete(WebSession).where(WebSession.expires_at <= now))
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    row = WebSession(
+        token_hash=hash_token(token),
+        active_mandate_id=principal.membership.mandate_id,
+        created_at=now,
+        expires_at=now + max_age,
+    )
+    db.add(row)
+    await db.flush()
+    db.add(_session_key(row.id, principal))
+    await db.flush()
+    return token, await _checked(db, row)
+
+
+async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
+    """The session the cookie names, every key re-checked.
+
+    A session that expired, or whose keys are not all usable any more, is deleted here and
+    AuthenticationError raised: the caller commits before answering so the delete holds."""
+    row = await db.scalar(select(WebSession).where(WebSession.token_hash == hash_token(token)))
+    if row is None:
+        raise AuthenticationError("no such session (signed out or expired): sign in again")
+    return await _checked(db, row)
+
+
+async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> SignedInSession:
+    """Another key joins the session (replacing one of the same mandate); its mandate becomes
+    the active one."""
+    principal = await authenticate(db, api_key)
+    mandate_id = principal.membership.mandate_id
+    existing = await db.scalar(
+        select(WebSessionKey).where(
+            WebSessionKey.session_id == signed.session_id,
+            WebSessionKey.mandate_id == mandate_id,
+        )
+    )
+    if existing is None:
+        db.add(_session_key(signed.session_id, principal))
+    else:
+        existing.api_key_id = principal.api_key.id
+    return await _activate(db, signed.session_id, mandate_id)
+
+
+async def switch_mandate(
+    db: AsyncSession, signed: SignedInSession, mandate_id: str
+) -> SignedInSession:
+    if all(item.mandate_id != mandate_id for item in signed.mandates):
+        raise NotFoundError(
+            f"this session holds no key of mandate {mandate_id}: add one of its keys first"
+        )
+    return await _activate(db, signed.session_id, mandate_id)
+
+
+async def end_session(db: AsyncSession, session_id: str) -> None:
+    await db.execute(delete(WebSession).where(WebSession.id == session_id))
+
+
+async def _activate(db: AsyncSession, session_id: str, mandate_id: str) -> SignedInSession:
+    row = await db.get(WebSession, session_id)
+    if row is None:
+        raise AuthenticationError("the session ended meanwhile: sign in again")
+    row.active_mandate_id = mandate_id
+    await db.flush()
+    return await _checked(db, row)
+
+
+def _session_key(session_id: str, principal: Principal) -> WebSessionKey:
+    return WebSessionKey(
+        session_id=session_id,
+        api_key_id=principal.api_key.id,
+        mandate_id=principal.membership.mandate_id,
+    )
+
+
+async def _checked(db: AsyncSession, row: WebSession) -> SignedInSession:
+    failure: AuthenticationError | None = None
+    if row.expires_at <= utc_now():
+        failure = AuthenticationError("the session expired: sign in again")
+    keys = (
+        await db.execute(
+            select(ApiKey, User, Membership, Mandate.name)
+            .join(WebSessionKey, WebSessionKey.api_key_id == ApiKey.id)
+            .join(User, User.id == ApiKey.user_id)
+            .join(Mandate, Mandate.id == ApiKey.mandate_id)
+            .outerjoin(
+                Membership,
+                (Membership.user_id == ApiKey.user_id)
+                & (Membership.mandate_id == ApiKey.mandate_id),
+            )
+            .where(WebSessionKey.session_id == row.id)
+            .order_by(Mandate.name)
+        )
+    ).all()
+    if failure is None and any(
+        membership is None or not key_is_usable(key, user) for key, user, membership, _ in keys
+    ):
+        failure = AuthenticationError("a key of this session was revoked or expired: sign in again")
+    active = next(
+        (
+            Principal(user=user, membership=membership, api_key=key)
+            for key, user, membership, _ in keys
+            if key.mandate_id == row.active_mandate_id
+        ),
+        None,
+    )
+    if failure is None and active is None:
+        failure = AuthenticationError("the session holds no key of its mandate: sign in again")
+    if failure is not None or active is None:
+        await db.delete(row)
+        await db.flush()
+        raise failure or AuthenticationError("sign in again")
+    note_use(active.api_key)
+    return SignedInSession(
+        session_id=row.id,
+        principal=active,
+        mandates=tuple(
+            SessionMandate(mandate_id=key.mandate_id, name=name, role=membership.role)
+            for key, _, membership, name in keys
+        ),
+        expires_at=row.expires_at,
+    )
