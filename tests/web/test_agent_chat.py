@@ -17,7 +17,7 @@ from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.conftest import Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
-from tests.web.workspace_sign_in import open_signed_in
+from tests.web.workspace_app import api_get, open_signed_in
 
 ANSWER = "Im Arbeitsbereich liegen noch keine Dateien."
 
@@ -61,7 +61,7 @@ async def test_streamed_run_with_tool_call_stop_and_history(
     answer = page.locator(".chat-answer").last
     await expect(answer).to_have_text(ANSWER)
     # Still running: the answer arrived before the run's end (stop is live, no stats yet).
-    assert provider.holding.is_set()
+    await asyncio.wait_for(provider.holding.wait(), timeout=5)
     await expect(page.get_by_role("button", name="Stoppen")).to_be_enabled()
     await expect(page.locator(".chat-stats").last).to_be_empty()
     thinking = page.locator(".chat-thinking").last
@@ -88,7 +88,11 @@ async def test_streamed_run_with_tool_call_stop_and_history(
     await page.get_by_role("button", name="Stoppen").click()
     await expect(page.get_by_role("status").filter(has_text="Gestoppt.")).to_be_visible()
     await expect(page.get_by_role("button", name="Senden")).to_be_enabled()
-    assert not provider.hold.is_set()  # the run ended because the server cancelled it
+    # The server cancelled the run (the provider's hold was never released).
+    workflows = await api_get(base_url, member, "/v1/workflows")
+    messages = await api_get(base_url, member, f"/v1/workflows/{workflows[0]['id']}/messages")
+    answers = [m["data"]["status"] for m in messages["items"] if m["role"] == "assistant"]
+    assert answers == ["completed", "cancelled"]
 
     # History: the conversation is listed; opening it rebuilds both turns from the server,
     # and the first reply's thinking panel loads its run's trace.

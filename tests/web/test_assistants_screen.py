@@ -5,7 +5,6 @@ the latest replay."""
 
 from __future__ import annotations
 
-import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
 from agentur.assistant.conversation_store import ConversationStore
@@ -14,18 +13,11 @@ from agentur.assistant.settings import AssistantSettings
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
 from tests.assistant.turns import preflight, scripted_ai
-from tests.conftest import Member, Tenants
+from tests.conftest import Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
-from tests.web.workspace_sign_in import open_signed_in
+from tests.web.workspace_app import api_get, open_signed_in
 
 QUESTION = "Wie lange dauert der Versand?"
-
-
-async def _stored(base_url: str, member: Member) -> list[dict]:
-    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as client:
-        response = await client.get("/v1/assistants")
-        assert response.status_code == 200, response.text
-        return response.json()
 
 
 async def _log_shadow_and_replay(runtime: Runtime, assistant_id: str, faq_id: str) -> None:
@@ -68,7 +60,7 @@ async def test_create_list_edit_and_decisions(
     await expect(page.locator(".assistants-status")).to_contain_text("«Velo-Shop» gespeichert")
     row = page.locator("tr", has=page.get_by_role("rowheader", name="Velo-Shop"))
     await expect(row.locator("td").nth(1)).to_have_text("1")  # one FAQ
-    [created] = await _stored(base_url, member)
+    [created] = await api_get(base_url, member, "/v1/assistants")
     [faq] = created["faqs"]
     assert created["languages"] == ["de"]
     assert (faq["question"], faq["variants"], faq["keywords"]) == (
@@ -110,7 +102,7 @@ async def test_create_list_edit_and_decisions(
     await hours.fill("mon-fri 08:00-12:00 13:30-17:00")
     await _save(page)
     await expect(page.locator(".assistants-status")).to_contain_text("«Velo-Shop» gespeichert")
-    [edited] = await _stored(base_url, member)
+    [edited] = await api_get(base_url, member, "/v1/assistants")
     assert edited["faqs"][0]["id"] == faq["id"]
     assert edited["faqs"][0]["answer"] == "Zwei bis drei Arbeitstage."
     [option] = edited["help_desks"][0]["options"]
