@@ -106,3 +106,8 @@ async def test_streamed_run_with_tool_call_stop_and_history(
     await expect(first.locator(".chat-tool[data-tool='list_files']")).to_have_count(1)
     await expect(first.locator(".chat-stats")).to_contain_text("Runden: 2")
     assert await serious_accessibility_violations(page) == []
+
+    # The screen speaks the other languages too (the shell's language choice re-renders it).
+    await page.get_by_label("Sprache").select_option("it")
+    await expect(page.get_by_role("heading", level=1)).to_have_text("Chat con l’agente")
+    await expect(page.get_by_role("button", name="Invia")).to_be_visible()

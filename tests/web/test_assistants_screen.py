@@ -5,6 +5,7 @@ the latest replay."""
 
 from __future__ import annotations
 
+import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
 from agentur.assistant.conversation_store import ConversationStore
@@ -140,5 +141,15 @@ async def test_create_list_edit_and_decisions(
     )
     await expect(page.locator(".replay-flagged")).to_have_count(1)
     await expect(page.locator(".replay-flagged")).to_contain_text("Hallo")
+    # A publishable visitor key, shown once; the widget's conversations accept it.
+    await page.get_by_role("button", name="Besucherschlüssel ausstellen").click()
+    key = await page.locator(".visitor-key code").text_content()
+    assert key
+    async with httpx.AsyncClient(base_url=base_url) as client:
+        conversation = await client.post(
+            f"/v1/assistants/{created['id']}/conversations",
+            headers={"Authorization": f"Bearer {key}"},
+        )
+    assert conversation.status_code == 201, conversation.text
     await screenshot(page, "assistants-edit")
     assert await serious_accessibility_violations(page) == []
