@@ -13,6 +13,7 @@ from agentur.assistant.replay import Label, run_replay
 from agentur.assistant.settings import AssistantSettings
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
+from tests.assistant.definitions import shop_definition
 from tests.assistant.turns import preflight, scripted_ai
 from tests.conftest import Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
@@ -153,3 +154,60 @@ async def test_create_list_edit_and_decisions(
     assert conversation.status_code == 201, conversation.text
     await screenshot(page, "assistants-edit")
     assert await serious_accessibility_violations(page) == []
+
+
+async def test_an_edit_keeps_what_the_form_does_not_change(
+    browser_context: BrowserContext, base_url: str, tenants: Tenants
+) -> None:
+    """A rich definition (every step kind, opening hours, an API catalog with a secret,
+    thresholds and a knowledge scope) comes back unchanged but for the edited name."""
+    member = await tenants.member()
+    definition = shop_definition(
+        api_catalog={
+            "base_url": "https://shop.example.test/api",
+            "endpoints": [
+                {
+                    "name": "order",
+                    "path": "/orders/{order_id}",
+                    "description": "One order",
+                    "path_params": {"order_id": "[0-9]{5}"},
+                    "query_params": ["lang"],
+                }
+            ],
+            "credential": {"kind": "header", "name": "X-Key", "value": "s3cret-value"},
+        },
+        preflight_thresholds={"flow": 0.7, "faq": 0.9},
+        knowledge={"scopes": ["mandate"]},
+        allowed_origins=["https://shop.example.test"],
+    )
+    steps = definition["flows"][0]["steps"]
+    steps[1]["validation"] = {"kind": "number", "min": 1.0, "max": 99999.0}
+    steps.insert(
+        3,
+        {
+            "kind": "call_api",
+            "id": "lookup",
+            "endpoint": "order",
+            "path_params": {"order_id": "{order}"},
+            "query": {"lang": "de"},
+            "result_variable": "status",
+            "result_path": "order.status",
+        },
+    )
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as client:
+        created = await client.post("/v1/assistants", json=definition)
+    assert created.status_code == 201, created.text
+    before = created.json()
+
+    page = await open_signed_in(browser_context, base_url, member.key, "assistants")
+    await page.get_by_role("button", name="Shop helper bearbeiten").click()
+    await expect(page.get_by_label("Muster der Pfadparameter")).to_have_value("order_id=[0-9]{5}")
+    await page.get_by_label("Name", exact=True).fill("Shop-Hilfe")
+    await _save(page)
+    await expect(page.locator(".assistants-status")).to_contain_text("«Shop-Hilfe» gespeichert")
+
+    [after] = await api_get(base_url, member, "/v1/assistants")
+    for changing in ("name", "updated_at"):
+        before.pop(changing), after.pop(changing)
+    assert after == before
+    assert after["api_catalog"]["has_credential"] is True  # the secret was kept, not dropped

@@ -1,7 +1,7 @@
 // The API catalog of an assistant: base URL, endpoints, and a write-only credential.
 import { h } from "../dom.js";
 import {
-  field, formatPairs, input, itemList, optional, parseJson, parsePairs, select, textarea, words,
+  field, formatPairs, input, itemList, merged, parseJson, parsePairs, select, textarea, words,
 } from "./form_fields.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -22,11 +22,11 @@ function endpointEditor(t, endpoint) {
       field(t("endpoint_query_params"), query, t("comma_separated")),
       field(t("endpoint_path_params"), pathParams, t("endpoint_path_params_hint")),
       field(t("endpoint_body_schema"), schema, t("endpoint_body_schema_hint"))],
-    read: () => ({
+    read: () => merged(endpoint, {
       name: name.value.trim(),
       method: method.value,
       path: path.value.trim(),
-      ...optional("description", description.value),
+      description: description.value.trim(),
       query_params: words(query.value),
       path_params: parsePairs(pathParams.value, (line) => t("pairs_invalid", { line })),
       body_schema: parseJson(schema.value, null,

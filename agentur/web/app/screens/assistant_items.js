@@ -1,9 +1,10 @@
 // Editors of an assistant's FAQs, flows and help desks; each returns {node, read}.
 // An item keeps its id, so a FAQ or desk that flows refer to stays the same item.
-import { FormError, field, input, itemList, lines, select, textarea, words } from "./form_fields.js";
+import {
+  FormError, field, input, itemList, lines, merged, orDefault, select, textarea, words,
+} from "./form_fields.js";
 import { stepEditor } from "./flow_steps.js";
 
-const keepId = (item) => (item.id ? { id: item.id } : {});
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const DAY_LINE = new RegExp(`^(${DAYS.join("|")})(?:\\s*-\\s*(${DAYS.join("|")}))?\\s*:?\\s+(.+)$`, "i");
 
@@ -12,16 +13,19 @@ export function faqEditor(t, faq) {
   const answer = textarea(faq.answer, { required: true, rows: 4, class: "faq-answer" });
   const variants = textarea((faq.variants ?? []).join("\n"), { rows: 2 });
   const keywords = input((faq.keywords ?? []).join(", "));
+  const url = input(faq.url ?? "", { type: "url" });
   return {
     node: [field(t("faq_question"), question), field(t("faq_answer"), answer),
       field(t("faq_variants"), variants, t("one_per_line")),
-      field(t("keywords"), keywords, t("comma_separated"))],
-    read: () => ({
-      ...keepId(faq),
+      field(t("keywords"), keywords, t("comma_separated")),
+      field(t("faq_url"), url, t("faq_url_hint"))],
+    read: () => merged(faq, {
       question: question.value.trim(),
       answer: answer.value.trim(),
       variants: lines(variants.value),
       keywords: words(keywords.value),
+      // A server without FAQ links refuses the field, so an empty one is left out.
+      url: orDefault(url.value),
     }),
   };
 }
@@ -41,8 +45,7 @@ export function flowEditor(t, flow) {
   return {
     node: [field(t("flow_name"), name), field(t("flow_triggers"), triggers, t("one_per_line")),
       field(t("keywords"), keywords, t("comma_separated")), steps.node],
-    read: () => ({
-      ...keepId(flow),
+    read: () => merged(flow, {
       name: name.value.trim(),
       trigger_examples: lines(triggers.value),
       keywords: words(keywords.value),
@@ -93,12 +96,12 @@ function escalationEditor(t, zone, option) {
       field(t("option_timezone"), timezone)],
     read: () => {
       const days = parseHours(t, hours.value);
-      return {
+      return merged(option, {
         kind: kind.value,
         label: label.value.trim(),
         address: address.value.trim(),
         hours: Object.keys(days).length ? { timezone: timezone.value.trim(), days } : null,
-      };
+      });
     },
   };
 }
@@ -115,8 +118,7 @@ export function helpDeskEditor(t, zone, desk) {
   });
   return {
     node: [field(t("desk_name"), name), field(t("desk_description"), description), options.node],
-    read: () => ({
-      ...keepId(desk),
+    read: () => merged(desk, {
       name: name.value.trim(),
       description: description.value.trim(),
       options: options.read(),

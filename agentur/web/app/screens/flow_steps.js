@@ -3,7 +3,7 @@
 // as long as the kind stays the same.
 import { h } from "../dom.js";
 import {
-  field, formatPairs, input, optional, parseJson, parsePairs, select, textarea,
+  field, formatPairs, input, merged, orDefault, parseJson, parsePairs, select, textarea,
 } from "./form_fields.js";
 
 const KINDS = ["say", "ask", "choice", "call_api", "handoff"];
@@ -53,7 +53,7 @@ const FIELDS = {
         prompt: prompt.value.trim(),
         variable: variable.value.trim(),
         validation: { ...step.validation, kind: kind.value, pattern: pattern.value || null },
-        ...optional("error_message", error.value),
+        error_message: orDefault(error.value),
       }),
     };
   },
@@ -94,9 +94,9 @@ const FIELDS = {
         query: parsePairs(query.value, pairs),
         body: parseJson(body.value, null,
           (detail) => t("invalid_json", { what: t("request_body"), detail })),
-        ...optional("result_variable", result.value),
+        result_variable: orDefault(result.value),
         result_path: resultPath.value.trim() || null,
-        ...optional("error_message", error.value),
+        error_message: orDefault(error.value),
       }),
     };
   },
@@ -123,10 +123,9 @@ export function stepEditor(t, step) {
   show();
   return {
     node: [field(t("step_kind"), kind), field(t("step_id"), id, t("step_id_hint")), body],
-    read: () => ({
-      ...(kind.value === step.kind ? step : {}),
+    read: () => merged(kind.value === step.kind ? step : {}, {
       kind: kind.value,
-      ...optional("id", id.value),
+      id: orDefault(id.value),
       ...fields.read(),
     }),
   };

@@ -92,7 +92,13 @@ export function formatPairs(pairs) {
   return Object.entries(pairs ?? {}).map(([name, value]) => `${name}=${value}`).join("\n");
 }
 
-// Optional text: empty leaves the field out, so the server's default applies.
-export function optional(name, value) {
-  return value.trim() ? { [name]: value.trim() } : {};
+// The item as loaded with the form's values over it, so fields the form does not show (or a
+// newer server added) survive an edit; a value of undefined drops the field (server default).
+export function merged(original, values) {
+  const item = { ...original, ...values };
+  for (const [name, value] of Object.entries(values)) if (value === undefined) delete item[name];
+  return item;
 }
+
+// Optional text: empty is undefined, which `merged` leaves out.
+export const orDefault = (text) => text.trim() || undefined;
