@@ -64,6 +64,7 @@ async def test_streamed_run_with_tool_call_stop_and_history(
     await asyncio.wait_for(provider.holding.wait(), timeout=5)
     await expect(page.get_by_role("button", name="Stoppen")).to_be_enabled()
     await expect(page.locator(".chat-stats").last).to_be_empty()
+    await expect(page.locator(".chat-status")).to_have_text("Der Agent arbeitet… (Runde 2)")
     thinking = page.locator(".chat-thinking").last
     await expect(thinking.locator("summary").first).to_have_text("Denkprozess · Werkzeugaufrufe: 1")
     await thinking.locator("summary").first.click()

@@ -15,7 +15,7 @@ const FINAL_STATES = new Set([
 export async function render(root, app) {
   loadStylesheet(new URL("./chat.css", import.meta.url));
   const { t } = app;
-  const state = { workflowId: null, runId: null, disposed: false, connection: null };
+  const state = { workflowId: null, runId: null, round: 0, disposed: false, connection: null };
 
   const log = h("section", { class: "chat-log", "aria-label": t("title") });
   const status = h("p", { class: "chat-status", role: "status" });
@@ -62,6 +62,11 @@ export async function render(root, app) {
   }
 
   function handle(reply, event, data) {
+    // Chunks and tool events carry the model round they belong to.
+    if (data?.round > state.round && event !== "final") {
+      state.round = data.round;
+      status.textContent = t("status_round", { round: data.round });
+    }
     switch (event) {
       case "run":
         state.runId = data.run_id;
@@ -87,7 +92,7 @@ export async function render(root, app) {
         showError({ message: data.message });
         break;
       default:
-        break; // status events: the status line already says the agent is working
+        break; // status: the status line follows the rounds (above) and the end (final)
     }
   }
 
@@ -98,6 +103,7 @@ export async function render(root, app) {
     log.append(turn);
     log.scrollTop = log.scrollHeight;
     setRunning(true);
+    state.round = 0;
     status.textContent = t("status_running");
     try {
       const body = { prompt: text, workflow_id: state.workflowId ?? undefined };
