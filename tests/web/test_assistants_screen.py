@@ -144,8 +144,10 @@ async def test_create_list_edit_and_decisions(
     await expect(page.locator(".replay-flagged")).to_contain_text("Hallo")
     # A publishable visitor key, shown once; the widget's conversations accept it.
     await page.get_by_role("button", name="Besucherschlüssel ausstellen").click()
-    key = await page.locator(".visitor-key code").text_content()
+    key = await page.locator(".visitor-key > code").text_content()
     assert key
+    snippet = await page.locator(".embed-snippet").text_content()
+    assert f'data-assistant="{created["id"]}" data-key="{key}"' in (snippet or "")
     async with httpx.AsyncClient(base_url=base_url) as client:
         conversation = await client.post(
             f"/v1/assistants/{created['id']}/conversations",

@@ -17,7 +17,11 @@ function visitorKeySection(app, assistantId) {
       try {
         const key = await app.api.post(
           `/v1/assistants/${encodeURIComponent(assistantId)}/visitor-keys`, {});
-        output.replaceChildren(h("p", {}, t("visitor_key_once")), h("code", {}, key.key));
+        // The widget's one script tag (see agentur/web/widget/widget.js), ready to paste.
+        const tag = `<script src="${location.origin}/widget.js" data-assistant="${assistantId}"`
+          + ` data-key="${key.key}" async></script>`;
+        output.replaceChildren(h("p", {}, t("visitor_key_once")), h("code", {}, key.key),
+          h("p", {}, t("embed_snippet")), h("pre", { class: "embed-snippet" }, h("code", {}, tag)));
       } catch (error) {
         output.replaceChildren(h("p", { class: "error", role: "alert" }, t("load_failed", {
           detail: error.detail || error.message })));

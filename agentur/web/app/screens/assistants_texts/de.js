@@ -149,4 +149,5 @@ export default {
   remove_endpoint: "Diesen Endpunkt entfernen",
   faq_url: "Webseite mit mehr dazu (URL)",
   faq_url_hint: "Optional; Besucher sehen sie als Quellenlink der Antwort.",
+  embed_snippet: "Mit diesem Tag binden Sie den Chat in die Website ein (ein oben erlaubter Ursprung):",
 };

@@ -149,4 +149,5 @@ export default {
   remove_endpoint: "Remove this endpoint",
   faq_url: "Web page with more (URL)",
   faq_url_hint: "Optional; visitors see it as the answer's source link.",
+  embed_snippet: "Embed the chat on the website (an origin listed above) with this tag:",
 };

@@ -149,4 +149,5 @@ export default {
   remove_endpoint: "Supprimer ce point d’accès",
   faq_url: "Page web avec plus d’informations (URL)",
   faq_url_hint: "Facultatif ; les visiteurs la voient comme lien source de la réponse.",
+  embed_snippet: "Intégrez le chat au site (une origine autorisée ci-dessus) avec cette balise :",
 };

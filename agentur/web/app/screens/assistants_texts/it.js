@@ -149,4 +149,5 @@ export default {
   remove_endpoint: "Rimuovi questo endpoint",
   faq_url: "Pagina web con più informazioni (URL)",
   faq_url_hint: "Facoltativo; i visitatori la vedono come link alla fonte della risposta.",
+  embed_snippet: "Integra la chat nel sito (un’origine consentita sopra) con questo tag:",
 };
