@@ -26,7 +26,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
-from agentur.errors import AuthenticationError, NotFoundError
+from agentur.errors import AuthenticationError, InvalidInputError, NotFoundError
 from agentur.storage.models import (
     ApiKey,
     Mandate,
@@ -70,12 +70,18 @@ def csrf_matches(token: str, sent: str | None) -> bool:
 
 
 async def open_session(
-    db: AsyncSession, api_key: str, max_age: timedelta
+    db: AsyncSession, api_key: str, max_age: timedelta, replacing: str | None = None
 ) -> tuple[str, SignedInSession]:
-    """A new session for the key's mandate; returns the cookie's token (shown once) and it."""
+    """A new session for the key's mandate; returns the cookie's token (shown once) and it.
+
+    `replacing`: the token of the browser's previous session, which the new cookie
+    overwrites; its row goes now rather than at its expiry."""
     principal = await authenticate(db, api_key)
     now = utc_now()
-    await db.execute(delete(WebSession).where(WebSession.expires_at <= now))
+    ended = WebSession.expires_at <= now
+    if replacing:
+        ended = ended | (WebSession.token_hash == hash_token(replacing))
+    await db.execute(delete(WebSession).where(ended))
     token = secrets.token_urlsafe(TOKEN_BYTES)
     row = WebSession(
         token_hash=hash_token(token),
@@ -103,8 +109,12 @@ async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
 
 async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> SignedInSession:
     """Another key joins the session (replacing one of the same mandate); its mandate becomes
-    the active one."""
-    principal = await authenticate(db, api_key)
+    the active one. A bad key is bad input here (422), not a failed sign-in: the session
+    itself stays valid."""
+    try:
+        principal = await authenticate(db, api_key)
+    except AuthenticationError as error:
+        raise InvalidInputError(f"api_key: {error.detail}") from None
     mandate_id = principal.membership.mandate_id
     existing = await db.scalar(
         select(WebSessionKey).where(

@@ -150,7 +150,9 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     bad_key = await client.post(
         "/v1/sessions/current/keys", json={"api_key": "agt_nope_nope"}, headers=csrf
     )
-    assert_problem(bad_key, 401, "invalid, expired or revoked API key")
+    # a bad key in the form is bad input; the session itself goes on
+    assert_problem(bad_key, 422, "api_key: invalid, expired or revoked API key")
+    assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
 
 
 async def test_a_revoked_key_ends_its_sessions_on_the_next_request(
@@ -171,6 +173,19 @@ async def test_a_revoked_key_ends_its_sessions_on_the_next_request(
     assert (await client.get("/v1/me", headers=alice.headers)).status_code == 200
     await sign_in(client, alice)
     assert (await client.get("/v1/me")).status_code == 200
+
+
+async def test_signing_in_again_replaces_the_browsers_previous_session(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    alice = await tenants.member("acme")
+    bob = await tenants.member("globex")
+    await sign_in(client, alice)
+    first = client.cookies[COOKIE]
+    await sign_in(client, bob)
+    assert client.cookies[COOKIE] != first
+    assert await session_count(runtime) == 1
+    assert (await client.get("/v1/me")).json()["mandate_id"] == bob.mandate_id
 
 
 async def test_an_expired_session_is_deleted(

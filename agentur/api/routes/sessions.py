@@ -7,6 +7,7 @@ and a CSRF token the app sends as `X-CSRF-Token` on every unsafe request (see
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, Field
@@ -68,11 +69,13 @@ def _current(request: Request) -> tuple[SignedInSession, str]:
 
 def _check_origin(request: Request) -> None:
     """Login CSRF: another site's page must not sign a browser into someone else's session.
-    Browsers send `Origin` on every POST; a non-browser client sends none."""
+    Browsers send `Origin` on every POST; a non-browser client sends none. The host is
+    compared, not the scheme: behind a TLS-terminating proxy the app sees http."""
     origin = request.headers.get("origin")
-    own = f"{request.url.scheme}://{request.url.netloc}"
-    if origin is not None and origin != own:
-        raise ForbiddenError(f"sign-in from origin {origin} refused: only {own} may sign in")
+    if origin is not None and urlsplit(origin).netloc != request.url.netloc:
+        raise ForbiddenError(
+            f"sign-in from origin {origin} refused: only pages of {request.url.netloc} may sign in"
+        )
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
@@ -82,7 +85,9 @@ async def sign_in(
     """Sign a browser in with an API key; the session cookie then stands in for the key."""
     _check_origin(request)
     max_age = runtime.settings.session_max_age_seconds
-    token, signed = await sessions.open_session(db, body.api_key, timedelta(seconds=max_age))
+    token, signed = await sessions.open_session(
+        db, body.api_key, timedelta(seconds=max_age), request.cookies.get(SESSION_COOKIE)
+    )
     await db.commit()
     response.set_cookie(
         SESSION_COOKIE,

@@ -47,8 +47,15 @@ function route() {
   return name || DEFAULT_ROUTE;
 }
 
+// Parameters after the route: `#/search?q=offer` gives q=offer.
+function routeParams() {
+  const query = location.hash.indexOf("?");
+  return new URLSearchParams(query < 0 ? "" : location.hash.slice(query + 1));
+}
+
 function screenApp(module) {
   return {
+    params: routeParams(),
     api,
     t: translator(module.texts || {}),
     language: language(),

@@ -19,6 +19,14 @@ export function h(tag, attributes = {}, ...children) {
   return node;
 }
 
+// node.replaceChildren(...children), skipping null/false like h() (the DOM's own would show
+// them as the text "null"/"false").
+export function replace(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
 function append(node, children) {
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;

@@ -1,7 +1,7 @@
 // Sign in with an API key (or add another mandate's key to the session). The key goes to the
 // server once; the browser keeps only the HttpOnly session cookie the server sets.
 
-import { errorMessage, h } from "../dom.js";
+import { errorMessage, h, replace } from "../dom.js";
 
 export const texts = {
   de: {
@@ -76,12 +76,12 @@ export async function render(root, app) {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    feedback.replaceChildren();
+    replace(feedback);
     submit.disabled = true;
     try {
       await app.signIn(input.value.trim());
     } catch (error) {
-      feedback.replaceChildren(errorMessage(error));
+      replace(feedback, errorMessage(error));
       input.focus();
     } finally {
       submit.disabled = false;
