@@ -84,7 +84,7 @@ async def test_streamed_run_with_tool_call_stop_and_history(
     # Stop: the third turn streams its text and then never ends until cancelled.
     provider.hold, provider.holding = asyncio.Event(), asyncio.Event()
     await page.get_by_label("Ihre Nachricht").fill("Und jetzt?")
-    await page.get_by_role("button", name="Senden").click()
+    await page.get_by_label("Ihre Nachricht").press("Enter")  # Enter sends
     await expect(page.locator(".chat-answer").last).to_have_text("Ich denke noch nach")
     await page.get_by_role("button", name="Stoppen").click()
     await expect(page.get_by_role("status").filter(has_text="Gestoppt.")).to_be_visible()

@@ -158,11 +158,12 @@ async def test_create_list_edit_and_decisions(
     assert await serious_accessibility_violations(page) == []
 
 
-async def test_an_edit_keeps_what_the_form_does_not_change(
+async def test_an_edit_keeps_what_the_form_does_not_change_and_delete_asks_first(
     browser_context: BrowserContext, base_url: str, tenants: Tenants
 ) -> None:
     """A rich definition (every step kind, opening hours, an API catalog with a secret,
-    thresholds and a knowledge scope) comes back unchanged but for the edited name."""
+    thresholds and a knowledge scope) comes back unchanged but for the edited name; then the
+    assistant is deleted after a confirmation."""
     member = await tenants.member()
     definition = shop_definition(
         api_catalog={
@@ -213,3 +214,14 @@ async def test_an_edit_keeps_what_the_form_does_not_change(
         before.pop(changing), after.pop(changing)
     assert after == before
     assert after["api_catalog"]["has_credential"] is True  # the secret was kept, not dropped
+
+    # Deleting asks once more before it acts.
+    await page.get_by_role("button", name="Shop-Hilfe bearbeiten").click()
+    await page.get_by_role("button", name="Diesen Assistenten löschen").click()
+    assert await api_get(base_url, member, "/v1/assistants") != []
+    await page.get_by_role("button", name="Ja, löschen").click()
+    await expect(page.locator(".assistants-status")).to_have_text(
+        "Assistent «Shop-Hilfe» gelöscht."
+    )
+    await expect(page.get_by_text("Noch keine Assistenten.")).to_be_visible()
+    assert await api_get(base_url, member, "/v1/assistants") == []

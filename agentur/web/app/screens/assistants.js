@@ -33,6 +33,35 @@ function visitorKeySection(app, assistantId) {
     h("p", { class: "muted" }, t("visitor_key_hint")), issue, output);
 }
 
+// Two steps, so one stray click deletes nothing: the button first asks, then acts.
+function deleteSection(app, assistant, onDeleted) {
+  const { t } = app;
+  const area = h("div", { class: "actions" });
+  const ask = () => {
+    const confirm = h("button", {
+      type: "button",
+      class: "danger",
+      onclick: async () => {
+        try {
+          await app.api.delete(`/v1/assistants/${encodeURIComponent(assistant.id)}`);
+          onDeleted();
+        } catch (error) {
+          area.append(h("p", { class: "error", role: "alert" }, t("load_failed", {
+            detail: error.detail || error.message })));
+        }
+      },
+    }, t("delete_confirm"));
+    area.replaceChildren(h("p", {}, t("delete_question", { name: assistant.name })), confirm,
+      h("button", { type: "button", class: "secondary", onclick: idle }, t("cancel")));
+    confirm.focus();
+  };
+  const idle = () => area.replaceChildren(
+    h("button", { type: "button", class: "danger", onclick: ask }, t("delete")));
+  idle();
+  return h("section", { "aria-labelledby": "delete-title" },
+    h("h2", { id: "delete-title" }, t("delete_title")), area);
+}
+
 export async function render(root, app) {
   loadStylesheet(new URL("./assistants.css", import.meta.url));
   const { t, language, timezone } = app;
@@ -94,7 +123,8 @@ export async function render(root, app) {
     root.replaceChildren(h("h1", {}, heading), form);
     if (assistant) {
       root.append(visitorKeySection(app, assistant.id),
-        ...await decisionsSection(app, assistant.id));
+        ...await decisionsSection(app, assistant.id),
+        deleteSection(app, assistant, () => showList(t("deleted", { name: assistant.name }))));
     }
     form.querySelector("input")?.focus();
   }

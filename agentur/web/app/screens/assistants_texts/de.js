@@ -150,4 +150,9 @@ export default {
   faq_url: "Webseite mit mehr dazu (URL)",
   faq_url_hint: "Optional; Besucher sehen sie als Quellenlink der Antwort.",
   embed_snippet: "Mit diesem Tag binden Sie den Chat in die Website ein (ein oben erlaubter Ursprung):",
+  delete_title: "Löschen",
+  delete: "Diesen Assistenten löschen",
+  delete_question: "«{name}» mit Besucherschlüsseln, Unterhaltungen und Entscheidungen löschen? Das lässt sich nicht rückgängig machen.",
+  delete_confirm: "Ja, löschen",
+  deleted: "Assistent «{name}» gelöscht.",
 };

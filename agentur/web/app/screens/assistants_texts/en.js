@@ -150,4 +150,9 @@ export default {
   faq_url: "Web page with more (URL)",
   faq_url_hint: "Optional; visitors see it as the answer's source link.",
   embed_snippet: "Embed the chat on the website (an origin listed above) with this tag:",
+  delete_title: "Delete",
+  delete: "Delete this assistant",
+  delete_question: "Delete “{name}” with its visitor keys, conversations and decisions? This cannot be undone.",
+  delete_confirm: "Yes, delete",
+  deleted: "Assistant “{name}” deleted.",
 };

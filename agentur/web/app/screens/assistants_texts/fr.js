@@ -150,4 +150,9 @@ export default {
   faq_url: "Page web avec plus d’informations (URL)",
   faq_url_hint: "Facultatif ; les visiteurs la voient comme lien source de la réponse.",
   embed_snippet: "Intégrez le chat au site (une origine autorisée ci-dessus) avec cette balise :",
+  delete_title: "Supprimer",
+  delete: "Supprimer cet assistant",
+  delete_question: "Supprimer « {name} » avec ses clés visiteur, conversations et décisions ? C’est irréversible.",
+  delete_confirm: "Oui, supprimer",
+  deleted: "Assistant « {name} » supprimé.",
 };

@@ -150,4 +150,9 @@ export default {
   faq_url: "Pagina web con più informazioni (URL)",
   faq_url_hint: "Facoltativo; i visitatori la vedono come link alla fonte della risposta.",
   embed_snippet: "Integra la chat nel sito (un’origine consentita sopra) con questo tag:",
+  delete_title: "Elimina",
+  delete: "Elimina questo assistente",
+  delete_question: "Eliminare «{name}» con le chiavi visitatore, le conversazioni e le decisioni? Non si può annullare.",
+  delete_confirm: "Sì, elimina",
+  deleted: "Assistente «{name}» eliminato.",
 };
