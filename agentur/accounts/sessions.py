@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
@@ -93,7 +93,7 @@ async def open_session(
     await db.flush()
     db.add(_session_key(row.id, principal))
     await db.flush()
-    return token, await _checked(db, row)
+    return token, await _checked(db, WebSession.id == row.id)
 
 
 async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
@@ -101,10 +101,7 @@ async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
 
     A session that expired, or whose keys are not all usable any more, is deleted here and
     AuthenticationError raised: the caller commits before answering so the delete holds."""
-    row = await db.scalar(select(WebSession).where(WebSession.token_hash == hash_token(token)))
-    if row is None:
-        raise AuthenticationError("no such session (signed out or expired): sign in again")
-    return await _checked(db, row)
+    return await _checked(db, WebSession.token_hash == hash_token(token))
 
 
 async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> SignedInSession:
@@ -149,7 +146,7 @@ async def _activate(db: AsyncSession, session_id: str, mandate_id: str) -> Signe
         raise AuthenticationError("the session ended meanwhile: sign in again")
     row.active_mandate_id = mandate_id
     await db.flush()
-    return await _checked(db, row)
+    return await _checked(db, WebSession.id == session_id)
 
 
 def _session_key(session_id: str, principal: Principal) -> WebSessionKey:
@@ -160,14 +157,13 @@ def _session_key(session_id: str, principal: Principal) -> WebSessionKey:
     )
 
 
-async def _checked(db: AsyncSession, row: WebSession) -> SignedInSession:
-    failure: AuthenticationError | None = None
-    if row.expires_at <= utc_now():
-        failure = AuthenticationError("the session expired: sign in again")
-    keys = (
+async def _checked(db: AsyncSession, which: ColumnElement[bool]) -> SignedInSession:
+    """The session `which` selects with all its keys, in one query (it runs on every request)."""
+    rows = (
         await db.execute(
-            select(ApiKey, User, Membership, Mandate.name)
-            .join(WebSessionKey, WebSessionKey.api_key_id == ApiKey.id)
+            select(WebSession, ApiKey, User, Membership, Mandate.name)
+            .join(WebSessionKey, WebSessionKey.session_id == WebSession.id)
+            .join(ApiKey, ApiKey.id == WebSessionKey.api_key_id)
             .join(User, User.id == ApiKey.user_id)
             .join(Mandate, Mandate.id == ApiKey.mandate_id)
             .outerjoin(
@@ -175,10 +171,17 @@ async def _checked(db: AsyncSession, row: WebSession) -> SignedInSession:
                 (Membership.user_id == ApiKey.user_id)
                 & (Membership.mandate_id == ApiKey.mandate_id),
             )
-            .where(WebSessionKey.session_id == row.id)
+            .where(which)
             .order_by(Mandate.name)
         )
     ).all()
+    if not rows:
+        raise AuthenticationError("no such session (signed out or expired): sign in again")
+    row = rows[0][0]
+    keys = [(key, user, membership, name) for _, key, user, membership, name in rows]
+    failure: AuthenticationError | None = None
+    if row.expires_at <= utc_now():
+        failure = AuthenticationError("the session expired: sign in again")
     if failure is None and any(
         membership is None or not key_is_usable(key, user) for key, user, membership, _ in keys
     ):
@@ -194,8 +197,9 @@ async def _checked(db: AsyncSession, row: WebSession) -> SignedInSession:
     if failure is None and active is None:
         failure = AuthenticationError("the session holds no key of its mandate: sign in again")
     if failure is not None or active is None:
-        await db.delete(row)
-        await db.flush()
+        # a statement, not session.delete(row): concurrent requests of the same browser
+        # may end the same session at once, and the later finds nothing to delete
+        await db.execute(delete(WebSession).where(WebSession.id == row.id))
         raise failure or AuthenticationError("sign in again")
     note_use(active.api_key)
     return SignedInSession(

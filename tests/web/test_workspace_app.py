@@ -8,15 +8,20 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 from fpdf import FPDF
 from playwright.async_api import BrowserContext, Page, expect
+from sqlalchemy import select, update
 
+from agentur.accounts.api_keys import revoke_api_key
 from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
+from agentur.storage.models import ApiKey
 from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
+from agentur.storage.models.knowledge import FileContentIndex
 from tests.conftest import Member, Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
 
@@ -66,6 +71,14 @@ def small_pdf(text: str) -> bytes:
     pdf.set_font("helvetica", size=14)
     pdf.cell(text=text)
     return bytes(pdf.output())
+
+
+async def revoke(runtime: Runtime, member: Member) -> None:
+    lookup_id = member.key.split("_")[1]
+    async with runtime.database.transaction() as db:
+        key = await db.scalar(select(ApiKey).where(ApiKey.lookup_id == lookup_id))
+        assert key is not None
+        await revoke_api_key(db, key.id)
 
 
 async def check_screen(page: Page, name: str) -> None:
@@ -199,9 +212,19 @@ async def test_sign_in_files_search_usage_and_mandates(
 
     # the language is switchable
     await page.get_by_label("Sprache").select_option("fr")
-    await expect(page.get_by_role("heading", name="Fichiers")).to_be_visible()
+    await expect(page.get_by_role("heading", name="Fichiers", exact=True)).to_be_visible()
     assert await page.evaluate("document.documentElement.lang") == "fr"
     await page.get_by_label("Langue").select_option("de")
+
+    # a key of the session revoked elsewhere: the next request ends the session
+    await page.get_by_role("link", name="Verbrauch").click()
+    await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
+    await revoke(runtime, bob)
+    await page.get_by_label("Zeitraum").select_option(label="Letzte 30 Tage")  # a request
+    await expect(page.get_by_role("heading", name="Anmelden")).to_be_visible()
+    await sign_in(page, alice)  # and back where the browser was
+    await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
+    await expect(page.get_by_label("Mandant", exact=True).locator("option")).to_have_count(1)
 
     # sign out: a reload stays signed out
     await page.get_by_role("button", name="Abmelden").click()
@@ -215,3 +238,47 @@ async def sign_in_add(page: Page, key: str) -> None:
     await expect(page.get_by_role("heading", name="Mandant hinzufügen")).to_be_visible()
     await page.get_by_label("API-Schlüssel").fill(key)
     await page.get_by_role("button", name="Hinzufügen", exact=True).click()
+
+
+async def test_index_status_shows_progress_while_a_file_is_indexed(
+    base_url: str, browser_context: BrowserContext, runtime: Runtime, tenants: Tenants
+) -> None:
+    """No worker runs here: the test sets the index state the worker would write."""
+    alice = await tenants.member("Gartenbau Muster")
+    async with httpx.AsyncClient(base_url=base_url, headers=alice.headers) as client:
+        uploaded = await client.post("/v1/files", files={"file": ("lang.txt", b"Text")})
+    assert uploaded.status_code == 201, uploaded.text
+    file_id = uploaded.json()["id"]
+    async with runtime.database.transaction() as db:
+        db.add(
+            FileContentIndex(
+                file_id=file_id,
+                mandate_id=alice.mandate_id,
+                owner_id=alice.user_id,
+                scope="personal",
+                status="indexing",
+                chunk_count=0,
+                chunks_total=10,
+                chunks_done=4,
+                progress_started_at=datetime.now(UTC) - timedelta(seconds=8),
+            )
+        )
+    page = await browser_context.new_page()
+    await page.goto(base_url + "/#/files")
+    await sign_in(page, alice)
+    status = page.locator("tr", has_text="lang.txt").locator(".index-status")
+    await expect(status.locator(".badge")).to_have_text("wird indexiert")
+    progress = status.get_by_role("progressbar", name="Indexierung von lang.txt")
+    await expect(progress).to_have_attribute("value", "4")
+    await expect(progress).to_have_attribute("max", "10")
+    await expect(status).to_contain_text("4 von 10 Abschnitten")
+    await expect(status).to_contain_text(re.compile(r"noch etwa \d+ s"))  # the server's ETA
+    await check_screen(page, "files-indexing")
+    async with runtime.database.transaction() as db:
+        await db.execute(
+            update(FileContentIndex)
+            .where(FileContentIndex.file_id == file_id)
+            .values(status="indexed", chunks_done=10)
+        )
+    await expect(status.locator(".badge")).to_have_text("indexiert")
+    await expect(progress).to_have_count(0)

@@ -99,29 +99,38 @@ function paintChrome() {
   if (session.mandate()) select.value = session.mandate().id;
 }
 
-async function show({ focus = false } = {}) {
-  if (cleanup) {
-    try {
-      cleanup();
-    } catch (error) {
-      console.error(error);
-    }
-    cleanup = null;
+let shown = 0; // counts show() calls: a slow render that a newer one overtook is dropped
+
+function endScreen() {
+  if (!cleanup) return;
+  try {
+    cleanup();
+  } catch (error) {
+    console.error(error);
   }
+  cleanup = null;
+}
+
+function chooseScreen() {
+  if (!session.signedIn || addingKey) return signIn;
+  return SCREENS[route()] || null;
+}
+
+async function show({ focus = false } = {}) {
+  const generation = ++shown;
+  endScreen();
   paintChrome();
   const main = element("main");
-  main.replaceChildren();
-  let module;
-  if (!session.signedIn || addingKey) {
-    module = signIn;
-  } else {
-    module = SCREENS[route()];
-    if (!module) {
-      const message = document.createElement("h1");
-      message.textContent = shellT("not_found");
-      main.append(message);
-      return;
-    }
+  // each render gets its own container: a render still awaiting the API when the user moves
+  // on writes into a detached node, never into the next screen
+  const view = document.createElement("div");
+  main.replaceChildren(view);
+  const module = chooseScreen();
+  if (!module) {
+    const message = document.createElement("h1");
+    message.textContent = shellT("not_found");
+    view.append(message);
+    return;
   }
   const app = screenApp(module);
   if (module === signIn) {
@@ -138,18 +147,33 @@ async function show({ focus = false } = {}) {
         }
       : null;
   }
+  let result = null;
   try {
-    const result = await module.render(main, app);
-    cleanup = typeof result === "function" ? result : null;
+    result = await module.render(view, app);
   } catch (error) {
     const message = document.createElement("p");
     message.className = "error";
     message.setAttribute("role", "alert");
     message.textContent = shellT("load_failed", { detail: error.detail || error.message });
-    main.append(message);
+    view.append(message);
   }
-  document.title = `${main.querySelector("h1")?.textContent || ""} – agentur`.replace(/^ – /, "");
+  const ownCleanup = typeof result === "function" ? result : null;
+  if (generation !== shown) {
+    if (ownCleanup) ownCleanup(); // overtaken: stop its timers now
+    return;
+  }
+  cleanup = ownCleanup;
+  document.title = `${view.querySelector("h1")?.textContent || ""} – agentur`.replace(/^ – /, "");
   if (focus) main.focus();
+}
+
+// An action of the header (switch, sign out) that failed: say so, keep the screen.
+async function attempt(action) {
+  try {
+    await action();
+  } catch (error) {
+    announce(shellT("load_failed", { detail: error.detail || error.message }));
+  }
 }
 
 function wire() {
@@ -159,21 +183,28 @@ function wire() {
     setLanguage(languageSelect.value);
     show();
   });
-  element("mandate-select").addEventListener("change", async (event) => {
-    await session.switchMandate(api, event.target.value);
-    announce(shellT("switched", { name: session.mandate()?.name || "" }));
-    await show();
-  });
+  element("mandate-select").addEventListener("change", (event) =>
+    attempt(async () => {
+      await session.switchMandate(api, event.target.value);
+      announce(shellT("switched", { name: session.mandate()?.name || "" }));
+      await show();
+    }),
+  );
   element("mandate-form").addEventListener("submit", (event) => event.preventDefault());
   element("add-key").addEventListener("click", () => {
     addingKey = true;
     show({ focus: true });
   });
-  element("sign-out").addEventListener("click", async () => {
-    await session.signOut(api);
-    announce(shellT("signed_out"));
-    await show({ focus: true });
-  });
+  element("sign-out").addEventListener("click", () =>
+    attempt(async () => {
+      try {
+        await session.signOut(api);
+      } finally {
+        announce(shellT("signed_out"));
+        await show({ focus: true });
+      }
+    }),
+  );
   window.addEventListener("hashchange", () => show({ focus: true }));
 }
 

@@ -12,10 +12,24 @@ function browserLanguage() {
   return FALLBACK;
 }
 
-let current = (() => {
-  const stored = localStorage.getItem(STORAGE_KEY);
-  return LANGUAGES.includes(stored) ? stored : browserLanguage();
-})();
+// localStorage throws where the browser blocks storage; the choice then lasts for the page
+function stored() {
+  try {
+    return localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function remember(choice) {
+  try {
+    localStorage.setItem(STORAGE_KEY, choice);
+  } catch {
+    // not remembered; still applied
+  }
+}
+
+let current = LANGUAGES.includes(stored()) ? stored() : browserLanguage();
 
 export function language() {
   return current;
@@ -24,7 +38,7 @@ export function language() {
 export function setLanguage(choice) {
   if (!LANGUAGES.includes(choice)) return;
   current = choice;
-  localStorage.setItem(STORAGE_KEY, choice);
+  remember(choice);
   document.documentElement.lang = choice;
 }
 

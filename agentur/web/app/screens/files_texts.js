@@ -41,6 +41,7 @@ export const texts = {
     status_failed: "fehlgeschlagen",
     status_lexical_only: "nur Volltext",
     progress: "{done} von {total} Abschnitten",
+    eta: "noch etwa {seconds} s",
     index_progress: "Indexierung von {name}",
   },
   fr: {
@@ -83,6 +84,7 @@ export const texts = {
     status_failed: "échec",
     status_lexical_only: "texte intégral seulement",
     progress: "{done} sur {total} sections",
+    eta: "encore environ {seconds} s",
     index_progress: "Indexation de {name}",
   },
   it: {
@@ -125,6 +127,7 @@ export const texts = {
     status_failed: "non riuscito",
     status_lexical_only: "solo testo completo",
     progress: "{done} di {total} sezioni",
+    eta: "ancora circa {seconds} s",
     index_progress: "Indicizzazione di {name}",
   },
   en: {
@@ -167,6 +170,7 @@ export const texts = {
     status_failed: "failed",
     status_lexical_only: "full text only",
     progress: "{done} of {total} sections",
+    eta: "about {seconds} s left",
     index_progress: "Indexing {name}",
   },
 };

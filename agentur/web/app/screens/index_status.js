@@ -29,6 +29,9 @@ export function indexStatus(app, file, onSettled = () => {}) {
         " ",
         h("span", { class: "muted" }, t("progress", { done, total: index.chunks_total })),
       );
+      if (index.eta_seconds !== null && index.eta_seconds !== undefined) {
+        parts.push(" ", h("span", { class: "muted" }, t("eta", { seconds: Math.ceil(index.eta_seconds) })));
+      }
     }
     if (status === "failed" && index.error) parts.push(" ", h("span", { class: "error" }, index.error));
     node.dataset.status = status;
