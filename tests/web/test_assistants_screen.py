@@ -25,7 +25,8 @@ QUESTION = "Wie lange dauert der Versand?"
 async def _log_shadow_and_replay(runtime: Runtime, assistant_id: str, faq_id: str) -> None:
     """A shadow decision as the pre-flight logs it, and one replay of a two-message label set."""
     labels = [Label(text=QUESTION, expected=f"faq:{faq_id}"), Label(text="Hallo", expected="none")]
-    ai, _ = scripted_ai(preflight(faq=faq_id, faq_c=0.9), preflight(faq=faq_id, faq_c=0.9))
+    # 0.97: above the FAQ threshold of 0.95 the form set, so both messages decide for the FAQ.
+    ai, _ = scripted_ai(preflight(faq=faq_id, faq_c=0.97), preflight(faq=faq_id, faq_c=0.97))
     async with runtime.database.transaction() as session:
         row = await session.get(Assistant, assistant_id)
         assert row is not None
@@ -54,9 +55,10 @@ async def test_create_list_edit_and_decisions(
     await page.get_by_label("Name", exact=True).fill("Velo-Shop")
     await page.get_by_role("button", name="FAQ hinzufügen").click()
     await page.get_by_label("Frage").fill(QUESTION)
-    await page.get_by_label("Antwort").fill("Zwei Arbeitstage innerhalb der Schweiz.")
+    await page.get_by_label("Antwort", exact=True).fill("Zwei Arbeitstage innerhalb der Schweiz.")
     await page.get_by_label("Andere Formulierungen").fill("Wann kommt mein Paket?\nLieferzeit?")
     await page.get_by_label("Stichwörter").fill("Versand, Lieferung")
+    await page.get_by_label("Mit einer FAQ antworten").fill("0.95")
     assert await serious_accessibility_violations(page) == []
     await _save(page)
     await expect(page.locator(".assistants-status")).to_contain_text("«Velo-Shop» gespeichert")
@@ -65,6 +67,8 @@ async def test_create_list_edit_and_decisions(
     [created] = await api_get(base_url, member, "/v1/assistants")
     [faq] = created["faqs"]
     assert created["languages"] == ["de"]
+    thresholds = created["preflight_thresholds"]
+    assert (thresholds["faq"], thresholds["flow"]) == (0.95, 0.8)  # empty: the server default
     assert (faq["question"], faq["variants"], faq["keywords"]) == (
         QUESTION,
         ["Wann kommt mein Paket?", "Lieferzeit?"],
@@ -75,7 +79,7 @@ async def test_create_list_edit_and_decisions(
     # Edit: a new answer and a help desk with opening hours.
     await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
     await expect(page.get_by_label("Frage")).to_have_value(QUESTION)
-    await page.get_by_label("Antwort").fill("Zwei bis drei Arbeitstage.")
+    await page.get_by_label("Antwort", exact=True).fill("Zwei bis drei Arbeitstage.")
     await page.get_by_role("button", name="Anlaufstelle hinzufügen").click()
     await page.get_by_label("Name der Anlaufstelle").fill("Kundendienst")
     await page.get_by_label("Adresse, Nummer oder Warteschlange").fill("hilfe@velo.example")

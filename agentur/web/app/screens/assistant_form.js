@@ -4,6 +4,7 @@ import { h } from "../dom.js";
 import { FormError, field, input, itemList, lines, textarea, uid } from "./form_fields.js";
 import { faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
 import { catalogEditor } from "./api_catalog_editor.js";
+import { thresholdsEditor } from "./preflight_thresholds_editor.js";
 
 const LANGUAGES = ["en", "de", "fr", "it", "es"];
 // What the API adds to a definition when it returns one; a definition must not carry them.
@@ -40,13 +41,14 @@ export function assistantForm(app, assistant, { onSaved, onCancel }) {
     items: original.flows, build: (flow) => flowEditor(t, flow), className: "flows",
   });
   const catalog = catalogEditor(t, original.api_catalog);
+  const thresholds = thresholdsEditor(t, original.preflight_thresholds);
   const alert = h("p", { class: "error", role: "alert" });
   const save = h("button", { type: "submit" }, t("save"));
   const cancel = h("button", { type: "button", class: "secondary", onclick: onCancel }, t("cancel"));
   const form = h("form", { class: "assistant-form" },
     field(t("name"), name), field(t("instructions"), instructions),
     languages.node, field(t("allowed_origins"), origins, t("allowed_origins_hint")),
-    faqs.node, helpDesks.node, flows.node, catalog.node,
+    faqs.node, helpDesks.node, flows.node, catalog.node, thresholds.node,
     alert, h("div", { class: "actions" }, save, cancel));
 
   function definition() {
@@ -62,6 +64,7 @@ export function assistantForm(app, assistant, { onSaved, onCancel }) {
       help_desks: helpDesks.read(),
       flows: flows.read(),
       api_catalog: catalog.read(),
+      preflight_thresholds: thresholds.read(),
     };
   }
 

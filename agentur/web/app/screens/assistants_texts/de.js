@@ -155,4 +155,13 @@ export default {
   delete_question: "«{name}» mit Besucherschlüsseln, Unterhaltungen und Entscheidungen löschen? Das lässt sich nicht rückgängig machen.",
   delete_confirm: "Ja, löschen",
   deleted: "Assistent «{name}» gelöscht.",
+  thresholds: "Pre-Flight-Schwellen",
+  thresholds_hint: "Konfidenz von 0 bis 1, ab der eine Pre-Flight-Antwort umgesetzt (Routing-Modus) oder als Absicht protokolliert wird (Schattenmodus). Leer: der Standardwert.",
+  threshold_flow: "Ablauf starten",
+  threshold_faq: "Mit einer FAQ antworten",
+  threshold_person_request: "Wunsch nach einer Person",
+  threshold_help_desk: "Empfohlene Anlaufstelle",
+  threshold_reasoning_level: "Denkaufwand",
+  threshold_frustration_level: "Frustration",
+  threshold_language: "Sprache",
 };

@@ -155,4 +155,13 @@ export default {
   delete_question: "Delete “{name}” with its visitor keys, conversations and decisions? This cannot be undone.",
   delete_confirm: "Yes, delete",
   deleted: "Assistant “{name}” deleted.",
+  thresholds: "Pre-flight thresholds",
+  thresholds_hint: "Confidence from 0 to 1 above which a pre-flight answer is acted on (routing mode) or logged as what would happen (shadow mode). Empty: the default.",
+  threshold_flow: "Start a flow",
+  threshold_faq: "Answer with a FAQ",
+  threshold_person_request: "Request for a person",
+  threshold_help_desk: "Recommended help desk",
+  threshold_reasoning_level: "Reasoning level",
+  threshold_frustration_level: "Frustration level",
+  threshold_language: "Language",
 };

@@ -155,4 +155,13 @@ export default {
   delete_question: "Supprimer « {name} » avec ses clés visiteur, conversations et décisions ? C’est irréversible.",
   delete_confirm: "Oui, supprimer",
   deleted: "Assistant « {name} » supprimé.",
+  thresholds: "Seuils du pré-vol",
+  thresholds_hint: "Confiance de 0 à 1 au-delà de laquelle une réponse du pré-vol est appliquée (mode routage) ou journalisée comme intention (mode fantôme). Vide : la valeur par défaut.",
+  threshold_flow: "Lancer un parcours",
+  threshold_faq: "Répondre par une FAQ",
+  threshold_person_request: "Demande d’une personne",
+  threshold_help_desk: "Service d’assistance recommandé",
+  threshold_reasoning_level: "Niveau de réflexion",
+  threshold_frustration_level: "Niveau de frustration",
+  threshold_language: "Langue",
 };

@@ -155,4 +155,13 @@ export default {
   delete_question: "Eliminare «{name}» con le chiavi visitatore, le conversazioni e le decisioni? Non si può annullare.",
   delete_confirm: "Sì, elimina",
   deleted: "Assistente «{name}» eliminato.",
+  thresholds: "Soglie del pre-flight",
+  thresholds_hint: "Confidenza da 0 a 1 oltre la quale una risposta del pre-flight viene applicata (modalità routing) o registrata come intenzione (modalità ombra). Vuoto: il valore predefinito.",
+  threshold_flow: "Avviare un percorso",
+  threshold_faq: "Rispondere con una FAQ",
+  threshold_person_request: "Richiesta di una persona",
+  threshold_help_desk: "Servizio di assistenza consigliato",
+  threshold_reasoning_level: "Livello di ragionamento",
+  threshold_frustration_level: "Livello di frustrazione",
+  threshold_language: "Lingua",
 };
