@@ -7,6 +7,7 @@ Publishable keys are refused here (they only authenticate the conversation route
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Response, status
@@ -19,6 +20,7 @@ from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.assistant.assistant_service import AssistantService, Part, assistant_view
 from agentur.assistant.conversation_store import ConversationStore
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
+from agentur.errors import NotFoundError
 
 router = APIRouter(prefix="/assistants", tags=["assistants"], responses=AUTHENTICATED)
 NOT_FOUND = problem_responses(404)
@@ -166,6 +168,28 @@ async def list_decisions(
         }
         for d in decisions
     ]
+
+
+class ReplayOut(BaseModel):
+    id: str
+    created_at: datetime
+    total: int
+    changed: int  # decisions that differ from the previous replay
+    mismatched: int  # decisions that differ from their label
+    # [{text, decision, previous, expected}] in label-set order
+    results: list[dict[str, Any]]
+
+
+@router.get("/{assistant_id}/replays/latest", responses=NOT_FOUND)
+async def latest_replay(
+    assistant_id: str, service: ServiceDep, session: SessionDep, context: ContextDep
+) -> ReplayOut:
+    """The last replay of the label set (S6): what the web app shows beside the decisions."""
+    row = await service.get(assistant_id)
+    replay = await ConversationStore(session, context.mandate_id, row.id).latest_replay()
+    if replay is None:
+        raise NotFoundError(f"assistant {assistant_id} has no replay yet")
+    return ReplayOut.model_validate(replay, from_attributes=True)
 
 
 def _part_routes(path: str, part: Part, model: type[BaseModel]) -> None:
