@@ -131,7 +131,7 @@ class Router:
     ) -> np.ndarray:
         shift = SHIFT if threshold is None else threshold - self.fitted.threshold
         floor = FLOOR if threshold is None else 0.0
-        probabilities = self.fitted.head.probabilities(vectors, texts)
+        probabilities = self.fitted.probabilities(vectors, texts)
         similarity = router_scores(probabilities, self.fitted, shift, floor, ROUTER)
         if not with_keywords:
             return similarity

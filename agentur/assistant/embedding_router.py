@@ -164,7 +164,7 @@ async def similarity_scores(
     query = await embedder.embed([message])
     fitted = await _fitted(embedder, query.model, candidates, out_of_scope_rate)
     vector = unit_rows(np.asarray(query.vectors, dtype=float))
-    probabilities = fitted.head.probabilities(vector, [message])
+    probabilities = fitted.probabilities(vector, [message])
     scores = router_scores(probabilities, fitted, shift, floor, router_threshold)[0]
     scored = [
         Scored(

@@ -10,14 +10,16 @@ One extra class holds generic out-of-scope messages shipped with the package
 (`data/out_of_scope.txt`, de/fr/it/en): a message nearer to those than to any FAQ or flow is
 out of scope.
 
-Whether the winning class is sure enough is its probability against a threshold chosen by
-cross-validation on the examples alone: every example of a fold of *candidates*, scored by
-heads that never saw those candidates, and a fold of the background examples, are out-of-scope
-pseudo-messages; the threshold is the lowest at which at most `out_of_scope_rate` of them
-would still be answered. So it follows the number and spread of the examples and the
-embedding model (another model gets its own), and the setting says what it means. (Maximizing
-in-scope accuracy + rejection of the same pseudo-messages instead answered fewer in-scope
-messages at the same out-of-scope rate on BANKING77 dev utterances.)
+Whether the best candidate is sure enough is decided by cross-validation on the examples
+alone. Heads trained without a fold of every class's examples and without a fold of the
+*candidates* score pseudo-messages: held examples of the candidates they saw (in scope), every
+example of the candidates they never saw and held background examples (out of scope). From
+these, `match_confidence` learns how likely a best candidate is right, and the threshold on
+that confidence is the lowest at which at most `out_of_scope_rate` of the out-of-scope
+pseudo-messages would still be answered. So it follows the number and spread of the examples
+and the embedding model (another model gets its own), and the setting says what it means.
+(Maximizing in-scope accuracy + rejection of the same pseudo-messages instead answered fewer
+in-scope messages at the same out-of-scope rate on BANKING77 dev utterances.)
 
 BANKING77 figures (accuracy, the whole rejection curve, the chosen point): bench/intent_routing.py.
 """
@@ -31,6 +33,16 @@ from pathlib import Path
 import numpy as np
 
 from agentur.assistant.lexical_head import LexicalHead, train_lexical
+from agentur.assistant.match_confidence import (
+    BACKGROUND_WINS,
+    BEST_PROBABILITY,
+    SIGNALS,
+    Answer,
+    Confidence,
+    best_candidates,
+    signals,
+    train_confidence,
+)
 from agentur.assistant.softmax_regression import fit_softmax, softmax
 
 BACKGROUND_FILE = Path(__file__).parent / "data" / "out_of_scope.txt"
@@ -70,22 +82,40 @@ class Head:
 
 @dataclass(frozen=True, slots=True)
 class Mixed:
-    """The embedding head and the lexical head, probabilities mixed."""
+    """The embedding head and the lexical head, and the examples they learnt from."""
 
     embedding: Head
     lexical: LexicalHead
+    examples: np.ndarray  # unit vectors, for the nearest-example signals
+    labels: np.ndarray
 
-    def probabilities(self, vectors: np.ndarray, texts: list[str]) -> np.ndarray:
-        return EMBEDDING_WEIGHT * self.embedding.probabilities(vectors) + (
-            1 - EMBEDDING_WEIGHT
-        ) * self.lexical.probabilities(texts)
+    def answer(self, vectors: np.ndarray, texts: list[str]) -> Answer:
+        vectors = np.atleast_2d(vectors)
+        embedding = self.embedding.probabilities(vectors)
+        lexical = self.lexical.probabilities(texts)
+        order = np.argsort(self.labels, kind="stable")
+        starts = np.searchsorted(self.labels[order], np.arange(embedding.shape[1]))
+        nearest = np.maximum.reduceat(vectors @ self.examples[order].T, starts, axis=1)
+        mixed = EMBEDDING_WEIGHT * embedding + (1 - EMBEDDING_WEIGHT) * lexical
+        return Answer(mixed, embedding, lexical, nearest)
 
 
 @dataclass(frozen=True, slots=True)
 class Calibrated:
     head: Mixed
-    threshold: float  # lowest winning probability that counts as a match
+    confidence: Confidence | None  # None: the best candidate's probability is its confidence
+    threshold: float  # lowest confidence that counts as a match
     background: int | None  # class index of the background set (None: not trained)
+
+    def probabilities(self, vectors: np.ndarray, texts: list[str]) -> np.ndarray:
+        """Class probabilities, each row scaled so that its best candidate carries the
+        learnt confidence (order and the background's win kept); the threshold applies."""
+        answer = self.head.answer(vectors, texts)
+        values = signals(answer, self.background)
+        if self.confidence is None:
+            return answer.mixed
+        factor = self.confidence.score(values) / np.maximum(values[:, BEST_PROBABILITY], 1e-12)
+        return answer.mixed * factor[:, None]
 
 
 def train(vectors: np.ndarray, labels: np.ndarray, classes: int) -> Head:
@@ -98,22 +128,35 @@ def train(vectors: np.ndarray, labels: np.ndarray, classes: int) -> Head:
 
 
 def train_mixed(vectors: np.ndarray, texts: list[str], labels: np.ndarray, classes: int) -> Mixed:
-    return Mixed(train(vectors, labels, classes), train_lexical(texts, labels, classes))
+    return Mixed(
+        train(vectors, labels, classes),
+        train_lexical(texts, labels, classes),
+        vectors.astype(np.float32),
+        labels,
+    )
 
 
-def _out_of_scope_confidences(
+IN_SCOPE, UNKNOWN, CHATTER = 0, 1, 2
+
+
+def _pseudo_messages(
     vectors: np.ndarray, texts: list[str], labels: np.ndarray, classes: int, background: int | None
-) -> tuple[list[float], list[float]]:
-    """Winning probabilities (0 where the background wins) of out-of-scope pseudo-messages:
-    (examples of candidates the heads never saw, background examples they never saw).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(signals, whether the best candidate was right, kind) of cross-validation messages.
 
-    One pair of heads per fold of the candidates, trained without them and without a fold of
-    the background examples: every example of the candidates it never saw, and the held
-    background ones, are messages it should not answer."""
-    unknown: list[float] = []
-    chatter: list[float] = []
+    One pair of heads per fold, trained without a share of every class's examples *and*
+    without a share of the candidates: the held examples of the candidates they saw are
+    in-scope messages; every example of the candidates they never saw is a question on a topic
+    no FAQ or flow covers (UNKNOWN), and the held background examples are CHATTER."""
+    found: list[np.ndarray] = []
+    right: list[np.ndarray] = []
+    kinds: list[np.ndarray] = []
     candidates = [c for c in range(classes) if c != background]
-    in_background = np.flatnonzero(labels == background)
+    position = np.zeros(len(labels), dtype=int)  # index of each example within its class
+    for c in range(classes):
+        position[labels == c] = np.arange((labels == c).sum())
+    # A class with a single example is never held out: it would vanish from training.
+    several = np.bincount(labels, minlength=classes)[labels] >= 2
     for fold in range(FOLDS):
         unseen = candidates[fold::FOLDS]
         seen = [c for c in range(classes) if c not in unseen]
@@ -121,22 +164,24 @@ def _out_of_scope_confidences(
             continue
         remap = np.full(classes, -1)
         remap[seen] = np.arange(len(seen))
-        held = ~np.isin(labels, seen)
-        if len(in_background) >= FOLDS:  # a smaller background stays whole in training
-            held[in_background[fold::FOLDS]] = True
-        learn = np.flatnonzero(~held)
+        is_seen = np.isin(labels, seen)
+        held = (position % FOLDS == fold) & several & is_seen
+        learn = np.flatnonzero(is_seen & ~held)
         heads = train_mixed(
             vectors[learn], [texts[i] for i in learn], remap[labels[learn]], len(seen)
         )
-        scored = np.flatnonzero(held)
-        probabilities = heads.probabilities(vectors[scored], [texts[i] for i in scored])
-        inner_background = remap[background] if background is not None else -1
-        wins = probabilities.argmax(axis=1) == inner_background
-        sure = np.where(wins, 0.0, probabilities.max(axis=1))
-        is_background = labels[scored] == background
-        unknown += sure[~is_background].tolist()
-        chatter += sure[is_background].tolist()
-    return unknown, chatter
+        scored = np.flatnonzero(held | ~is_seen)
+        inner_background = remap[background] if background is not None else None
+        answer = heads.answer(vectors[scored], [texts[i] for i in scored])
+        winners = best_candidates(answer.mixed, inner_background)
+        truth = remap[labels[scored]]
+        kind = np.where(labels[scored] == background, CHATTER, np.where(truth < 0, UNKNOWN, 0))
+        found.append(signals(answer, inner_background))
+        right.append((kind == IN_SCOPE) & (winners == truth))
+        kinds.append(kind)
+    if not found:
+        return np.zeros((0, SIGNALS)), np.zeros(0, dtype=bool), np.zeros(0, dtype=int)
+    return np.concatenate(found), np.concatenate(right), np.concatenate(kinds)
 
 
 def threshold_for(outside: list[float], out_of_scope_rate: float) -> float:
@@ -157,13 +202,23 @@ def fit(
     background: int | None,
     out_of_scope_rate: float,
 ) -> Calibrated:
-    """Heads on all examples plus the calibrated threshold. CPU-bound: run it off the loop.
+    """Heads on all examples, the learnt confidence and the calibrated threshold. CPU-bound:
+    run it off the loop.
 
     The rate holds for both kinds of out-of-scope message apart — questions on a topic no
     FAQ or flow covers, and off-topic chatter — so that an assistant with few candidates,
     whose pseudo-messages are nearly all background ones the background class wins anyway,
     still gets a threshold from its candidates."""
-    groups = _out_of_scope_confidences(vectors, texts, labels, classes, background)
-    found = [threshold_for(group, out_of_scope_rate) for group in groups if group]
+    values, right, kinds = _pseudo_messages(vectors, texts, labels, classes, background)
+    confidence = train_confidence(values, right)
+    sure = confidence.score(values) if confidence is not None else values[:, BEST_PROBABILITY]
+    sure = np.where(values[:, BACKGROUND_WINS] > 0, 0.0, sure)  # never answered
+    found = [
+        threshold_for(sure[kinds == kind].tolist(), out_of_scope_rate)
+        for kind in (UNKNOWN, CHATTER)
+        if (kinds == kind).any()
+    ]
     threshold = max(found) if found else DEFAULT_THRESHOLD
-    return Calibrated(train_mixed(vectors, texts, labels, classes), threshold, background)
+    return Calibrated(
+        train_mixed(vectors, texts, labels, classes), confidence, threshold, background
+    )

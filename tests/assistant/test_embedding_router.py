@@ -11,9 +11,10 @@ from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
-from agentur.assistant.intent_head import Calibrated, Mixed, fit, threshold_for, train
+from agentur.assistant.intent_head import Calibrated, fit, threshold_for, train, train_mixed
 from agentur.assistant.keyword_router import Candidate
 from agentur.assistant.lexical_head import train_lexical
+from agentur.assistant.match_confidence import SIGNALS, train_confidence
 from agentur.assistant.route_message import route_message
 from agentur.assistant.text_tokens import words
 from tests.assistant.turns import CONTEXT
@@ -45,13 +46,38 @@ def test_calibrated_threshold_sits_between_in_scope_and_unseen_classes() -> None
     fitted = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.2)
     assert 0.0 < fitted.threshold < 1.0
     fresh = clusters(centres, 4, 0.1, 4)
-    sure = fitted.head.probabilities(fresh, texts[: len(fresh)]).max(axis=1)
+    sure = fitted.probabilities(fresh, texts[: len(fresh)]).max(axis=1)
     assert (sure >= fitted.threshold).mean() >= 0.75  # new messages of known classes answered
     # A message between every class is unsure: below the threshold.
-    between = fitted.head.probabilities(np.full((1, 8), 0.5), texts[:1]).max()
+    between = fitted.probabilities(np.full((1, 8), 8**-0.5), texts[:1]).max()
     assert between < fitted.threshold
     stricter = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.05)
     assert stricter.threshold > fitted.threshold
+
+
+def test_learnt_confidence_follows_the_signal_that_separates_right_from_wrong() -> None:
+    rng = np.random.default_rng(7)
+    values = rng.uniform(0, 1, (200, SIGNALS))
+    right = values[:, 4] > 0.6  # only the nearest-example cosine tells them apart
+    confidence = train_confidence(values, right)
+    assert confidence is not None
+    near, far = values.copy(), values.copy()
+    near[:, 4], far[:, 4] = 0.9, 0.3
+    assert (confidence.score(near) > confidence.score(far)).all()
+    assert train_confidence(values, np.ones(200, dtype=bool)) is None  # nothing to learn
+
+
+def test_confidence_rescaling_keeps_each_messages_ranking_and_background_win() -> None:
+    centres = np.eye(8)[:5]
+    labels = np.repeat(np.arange(5), 6)  # class 4 plays the background
+    texts = ["same words everywhere"] * len(labels)
+    fitted = fit(clusters(centres, 6, 0.15, 8), texts, labels, 5, 4, 0.2)
+    assert fitted.confidence is not None
+    messages = clusters(centres, 3, 0.15, 9)
+    plain = fitted.head.answer(messages, texts[: len(messages)]).mixed
+    scaled = fitted.probabilities(messages, texts[: len(messages)])
+    assert np.array_equal(np.argsort(plain, axis=1), np.argsort(scaled, axis=1))
+    assert (scaled.max(axis=1) <= 1.0).all()
 
 
 def test_threshold_answers_at_most_the_allowed_share_of_out_of_scope_messages() -> None:
@@ -81,9 +107,8 @@ def test_lexical_head_recognises_forms_no_example_contains() -> None:
 
 def test_router_scores_put_the_calibrated_threshold_on_the_router_threshold() -> None:
     labels = np.repeat(np.arange(4), 3)
-    lexical = train_lexical(["some text"] * len(labels), labels, 4)
-    head = Mixed(train(clusters(CENTRES, 3, 0.1, 6), labels, 4), lexical)
-    fitted = Calibrated(head, threshold=0.4, background=3)
+    head = train_mixed(clusters(CENTRES, 3, 0.1, 6), ["some text"] * len(labels), labels, 4)
+    fitted = Calibrated(head, confidence=None, threshold=0.4, background=3)
     probabilities = np.array([[0.4, 0.3, 0.2, 0.1], [0.7, 0.1, 0.1, 0.1], [0.3, 0.1, 0.1, 0.5]])
     scores = router_scores(probabilities, fitted, 0.0, 0.0, ROUTER)
     assert scores.shape == (3, 3)  # the background column is gone
