@@ -111,9 +111,9 @@ class Calibrated:
         """Class probabilities, each row scaled so that its best candidate carries the
         learnt confidence (order and the background's win kept); the threshold applies."""
         answer = self.head.answer(vectors, texts)
-        values = signals(answer, self.background)
         if self.confidence is None:
             return answer.mixed
+        values = signals(answer, self.background)
         factor = self.confidence.score(values) / np.maximum(values[:, BEST_PROBABILITY], 1e-12)
         return answer.mixed * factor[:, None]
 
@@ -141,8 +141,9 @@ IN_SCOPE, UNKNOWN, CHATTER = 0, 1, 2
 
 def _pseudo_messages(
     vectors: np.ndarray, texts: list[str], labels: np.ndarray, classes: int, background: int | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(signals, whether the best candidate was right, kind) of cross-validation messages.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(signals, whether the best candidate was right, kind, fold) of cross-validation
+    messages.
 
     One pair of heads per fold, trained without a share of every class's examples *and*
     without a share of the candidates: the held examples of the candidates they saw are
@@ -151,6 +152,7 @@ def _pseudo_messages(
     found: list[np.ndarray] = []
     right: list[np.ndarray] = []
     kinds: list[np.ndarray] = []
+    folds: list[np.ndarray] = []
     candidates = [c for c in range(classes) if c != background]
     position = np.zeros(len(labels), dtype=int)  # index of each example within its class
     for c in range(classes):
@@ -179,9 +181,12 @@ def _pseudo_messages(
         found.append(signals(answer, inner_background))
         right.append((kind == IN_SCOPE) & (winners == truth))
         kinds.append(kind)
+        folds.append(np.full(len(kind), fold))
     if not found:
-        return np.zeros((0, SIGNALS)), np.zeros(0, dtype=bool), np.zeros(0, dtype=int)
-    return np.concatenate(found), np.concatenate(right), np.concatenate(kinds)
+        empty = np.zeros(0, dtype=int)
+        return np.zeros((0, SIGNALS)), np.zeros(0, dtype=bool), empty, empty
+    joined = [np.concatenate(part) for part in (found, right, kinds, folds)]
+    return joined[0], joined[1], joined[2], joined[3]
 
 
 def threshold_for(outside: list[float], out_of_scope_rate: float) -> float:
@@ -209,9 +214,17 @@ def fit(
     FAQ or flow covers, and off-topic chatter — so that an assistant with few candidates,
     whose pseudo-messages are nearly all background ones the background class wins anyway,
     still gets a threshold from its candidates."""
-    values, right, kinds = _pseudo_messages(vectors, texts, labels, classes, background)
+    values, right, kinds, folds = _pseudo_messages(vectors, texts, labels, classes, background)
     confidence = train_confidence(values, right)
-    sure = confidence.score(values) if confidence is not None else values[:, BEST_PROBABILITY]
+    sure = values[:, BEST_PROBABILITY].copy()
+    if confidence is not None:
+        # Each fold's messages scored by a confidence learnt from the other folds: scored by
+        # the one learnt from them, the out-of-scope rate came out optimistic (BANKING77 dev
+        # utterances: 0.234 answered at a 0.2 target; cross-fitted 0.210).
+        for fold in np.unique(folds):
+            mine = folds == fold
+            learnt = train_confidence(values[~mine], right[~mine]) or confidence
+            sure[mine] = learnt.score(values[mine])
     sure = np.where(values[:, BACKGROUND_WINS] > 0, 0.0, sure)  # never answered
     found = [
         threshold_for(sure[kinds == kind].tolist(), out_of_scope_rate)
