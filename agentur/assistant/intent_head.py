@@ -15,8 +15,9 @@ alone. Heads trained without a fold of every class's examples and without a fold
 *candidates* score pseudo-messages: held examples of the candidates they saw (in scope), every
 example of the candidates they never saw and held background examples (out of scope). From
 these, `match_confidence` learns how likely a best candidate is right, and the threshold on
-that confidence is the lowest at which at most `out_of_scope_rate` of the out-of-scope
-pseudo-messages would still be answered. So it follows the number and spread of the examples
+that confidence (each fold's pseudo-messages scored by a confidence learnt from the other
+folds) is the lowest at which at most `out_of_scope_rate` of the out-of-scope pseudo-messages
+would still be answered. So it follows the number and spread of the examples
 and the embedding model (another model gets its own), and the setting says what it means.
 (Maximizing in-scope accuracy + rejection of the same pseudo-messages instead answered fewer
 in-scope messages at the same out-of-scope rate on BANKING77 dev utterances.)
