@@ -7,14 +7,20 @@ Setup, as an assistant author would configure it, with no hand curation:
 - each of the 77 intents becomes a flow whose trigger examples are its *first* N training
   utterances (N = 10 and 5);
 - keywords per intent: whole words found in >= 3 of its triggers and in no other intent's;
-- the router scores every intent exactly as `agentur.assistant.route_message` does: the head of
-  `agentur.assistant.intent_head` (trained on the triggers plus the shipped background class),
-  mapped onto the router threshold by `embedding_router.router_scores`, merged with keywords.
+- the router scores every intent exactly as `agentur.assistant.route_message` does: the mixed
+  embedding + character n-gram heads of `agentur.assistant.intent_head` (trained on the
+  triggers plus the shipped background class), mapped onto the router threshold by
+  `embedding_router.router_scores`, merged with keywords. Without rejection the embedding head
+  alone is printed too (what the lexical head adds).
 
 Out-of-scope check: 10 intents (every 8th by name) get no triggers; their test utterances must
 be rejected. The threshold is the one the router calibrates itself by cross-validation on the
-triggers and the background set: no utterance of the held-out intents (and nothing of test.csv)
-is involved. The whole accuracy/rejection curve is printed beside the chosen point.
+triggers and the background set for `AGENTUR_ASSISTANT_ROUTER_OUT_OF_SCOPE_RATE`: no utterance
+of the held-out intents (and nothing of test.csv) is involved. The whole accuracy/rejection
+curve is printed beside the chosen point.
+
+Latency: p50/p95 per message of the model-free routing (embedding the message, both heads,
+keywords) over 100 messages, one at a time.
 
 `--dev` evaluates on training utterances that are no triggers instead of test.csv (for choosing
 the head's fixed parameters). `--model`: a local embedding engine (default: the knowledge
@@ -47,6 +53,7 @@ from agentur.assistant.text_tokens import STOP_WORDS, words  # noqa: E402
 SETTINGS = AssistantSettings()
 ROUTER = SETTINGS.assistant_router_threshold
 SHIFT, FLOOR = SETTINGS.assistant_similarity_threshold, SETTINGS.assistant_similarity_floor
+RATE = SETTINGS.assistant_router_out_of_scope_rate
 HOLD_OUT_EVERY = 8
 CURVE = [round(x, 2) for x in np.arange(0.0, 1.0, 0.05)]
 
@@ -116,7 +123,7 @@ class Router:
         self.candidates = [Candidate("flow", i, tuple(triggers[i]), keywords[i]) for i in triggers]
         texts, labels, classes = examples_of(self.candidates)
         started = time.perf_counter()
-        self.fitted: Calibrated = fit(embed(texts), labels, classes, classes - 1)
+        self.fitted: Calibrated = fit(embed(texts), texts, labels, classes, classes - 1, RATE)
         self.fit_seconds = time.perf_counter() - started
 
     def scores(
@@ -124,7 +131,7 @@ class Router:
     ) -> np.ndarray:
         shift = SHIFT if threshold is None else threshold - self.fitted.threshold
         floor = FLOOR if threshold is None else 0.0
-        probabilities = self.fitted.head.probabilities(vectors)
+        probabilities = self.fitted.probabilities(vectors, texts)
         similarity = router_scores(probabilities, self.fitted, shift, floor, ROUTER)
         if not with_keywords:
             return similarity
@@ -132,6 +139,9 @@ class Router:
             [[keyword_score(t, c, False).score for c in self.candidates] for t in texts]
         )
         return np.maximum(similarity, keywords)
+
+    def keywords(self, text: str) -> list[float]:
+        return [keyword_score(text, c, False).score for c in self.candidates]
 
 
 def rates(scores: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
@@ -150,15 +160,18 @@ def evaluate(
     labels: list[str],
     vectors: np.ndarray,
     embed: Embedder,
-) -> None:
+) -> Router:
     intents = sorted(by_intent)
     print(f"\n=== first {count} training utterances per intent ===")
     full = Router({i: by_intent[i][:count] for i in intents}, embed)
     expected = np.array([intents.index(c) for c in labels])
+    alone = full.fitted.head.embedding.probabilities(vectors)[:, :-1]
+    accuracy = float((alone.argmax(axis=1) == expected).mean())
+    print(f"77 intents, no rejection, {'embedding head only':<22} accuracy {accuracy:.4f}")
     for with_keywords in (False, True):
         scores = full.scores(texts, vectors, None, with_keywords)
         accuracy = float((scores.argmax(axis=1) == expected).mean())
-        name = "keywords + similarity" if with_keywords else "similarity only"
+        name = "keywords + similarity" if with_keywords else "similarity (both heads)"
         print(f"77 intents, no rejection, {name:<22} accuracy {accuracy:.4f}")
     print(f"(head fitted and calibrated in {full.fit_seconds:.1f}s)")
 
@@ -171,8 +184,9 @@ def evaluate(
         f"name), {len(known)} in scope; {int((expected < 0).sum())} out-of-scope messages"
     )
     print(
-        f"calibrated threshold (cross-validation on the triggers + background set): "
-        f"{router.fitted.threshold:.3f}; setting shift {SHIFT:+.2f}, floor {FLOOR:.2f}"
+        f"calibrated threshold (cross-validation on the triggers + background set, out-of-"
+        f"scope rate {RATE:.2f}): {router.fitted.threshold:.3f}; setting shift {SHIFT:+.2f}, "
+        f"floor {FLOOR:.2f}"
     )
     keyworded = {flag: None for flag in (False, True)}
     print(
@@ -188,6 +202,22 @@ def evaluate(
             f"  {label:>9}   {row[0][0]:.3f} / {row[0][1]:.3f}   |   {row[1][0]:.3f} / "
             f"{row[1][1]:.3f}{marker}"
         )
+    return router
+
+
+def latency(router: Router, embed: Embedder, texts: list[str]) -> None:
+    """Per message, one at a time as a visitor sends them: embed (uncached), score, keywords."""
+    took = []
+    for text in texts:
+        began = time.perf_counter()
+        vector = embed.raw([QUERY_MARKER + text])
+        router.scores([text], vector / np.linalg.norm(vector), None, True)
+        took.append(time.perf_counter() - began)
+    p50, p95 = (float(np.percentile(took, q)) * 1000 for q in (50, 95))
+    print(
+        f"\nrouting latency per message ({len(texts)}, one at a time): "
+        f"p50 {p50:.0f} ms, p95 {p95:.0f} ms"
+    )
 
 
 def main() -> None:
@@ -216,7 +246,8 @@ def main() -> None:
     split = "dev split (training utterances)" if args.dev else "test.csv"
     print(f"embedding model: {embed.name}; evaluated on {split}: {len(texts)} utterances")
     for count in args.triggers:
-        evaluate(count, by_intent, texts, labels, vectors, embed)
+        router = evaluate(count, by_intent, texts, labels, vectors, embed)
+    latency(router, embed, texts[:100])
     sample = texts[:128]
     began = time.perf_counter()
     embed.raw(sample)

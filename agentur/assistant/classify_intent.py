@@ -99,6 +99,7 @@ async def classify_with_router(
     threshold: float,
     similarity_threshold: float,
     similarity_floor: float,
+    out_of_scope_rate: float,
     reason: str | None = None,
 ) -> Intent:
     routed = await route_message(
@@ -108,6 +109,7 @@ async def classify_with_router(
         threshold=threshold,
         similarity_threshold=similarity_threshold,
         similarity_floor=similarity_floor,
+        out_of_scope_rate=out_of_scope_rate,
     )
     action = ROUTER_ACTIONS[routed.kind]
     if action == "basic_reply" and not is_small_talk(message):
@@ -132,6 +134,7 @@ async def classify_intent(
     threshold: float,
     similarity_threshold: float,
     similarity_floor: float,
+    out_of_scope_rate: float,
 ) -> Intent:
     reason = "no model configured"
     model: Intent | None = None
@@ -152,6 +155,7 @@ async def classify_intent(
         threshold=threshold,
         similarity_threshold=similarity_threshold,
         similarity_floor=similarity_floor,
+        out_of_scope_rate=out_of_scope_rate,
         reason=reason,
     )
     if model is None:

@@ -1,7 +1,7 @@
-"""Similarity leg of the model-free router (beyond S8's keywords): a classifier head over the
-embeddings of trigger examples and FAQ variants plus a shipped background class, with an
-out-of-scope threshold calibrated from those examples for the embedding model in use (see
-`intent_head.py`; figures in bench/intent_routing.py).
+"""Similarity leg of the model-free router (beyond S8's keywords): a classifier over the
+embeddings and character n-grams of trigger examples and FAQ variants plus a shipped
+background class, with an out-of-scope threshold calibrated from those examples for the
+embedding model in use (see `intent_head.py`; figures in bench/intent_routing.py).
 
 The router embeds with one pinned model (`AGENTUR_ASSISTANT_ROUTER_EMBEDDING_MODEL`, by default
 the on-device `local` provider's), never with whatever the gateway would rank first: adding an
@@ -132,14 +132,18 @@ async def _example_vectors(embedder: Embedder, model: str, texts: list[str]) -> 
     return np.stack([_vectors[(model, text)] for text in texts])
 
 
-async def _fitted(embedder: Embedder, model: str, candidates: list[Candidate]) -> Calibrated:
-    key = (model, *((c.kind, c.target, c.examples) for c in candidates))
+async def _fitted(
+    embedder: Embedder, model: str, candidates: list[Candidate], out_of_scope_rate: float
+) -> Calibrated:
+    key = (model, out_of_scope_rate, *((c.kind, c.target, c.examples) for c in candidates))
     if key in _heads:
         _heads.move_to_end(key)
         return _heads[key]
     texts, labels, classes = examples_of(candidates)
     vectors = await _example_vectors(embedder, model, texts)
-    fitted = await asyncio.to_thread(fit, vectors, labels, classes, classes - 1)
+    fitted = await asyncio.to_thread(
+        fit, vectors, texts, labels, classes, classes - 1, out_of_scope_rate
+    )
     _heads[key] = fitted
     while len(_heads) > HEAD_CACHE_SIZE:
         _heads.popitem(last=False)
@@ -154,11 +158,13 @@ async def similarity_scores(
     shift: float,
     floor: float,
     router_threshold: float,
+    out_of_scope_rate: float,
 ) -> list[Scored]:
     """Router scores of the candidates with examples, best first."""
     query = await embedder.embed([message])
-    fitted = await _fitted(embedder, query.model, candidates)
-    probabilities = fitted.head.probabilities(unit_rows(np.asarray(query.vectors, dtype=float)))
+    fitted = await _fitted(embedder, query.model, candidates, out_of_scope_rate)
+    vector = unit_rows(np.asarray(query.vectors, dtype=float))
+    probabilities = fitted.probabilities(vector, [message])
     scores = router_scores(probabilities, fitted, shift, floor, router_threshold)[0]
     scored = [
         Scored(

@@ -114,9 +114,11 @@ async def route_message(
     threshold: float,
     similarity_threshold: float,
     similarity_floor: float,
+    out_of_scope_rate: float,
 ) -> RouteResult:
-    """`similarity_threshold` shifts the out-of-scope threshold the similarity leg calibrates
-    from the examples; `similarity_floor` is the lowest it may be (both in probability)."""
+    """The similarity leg calibrates its out-of-scope threshold from the examples so that at
+    most `out_of_scope_rate` of off-topic messages would be answered; `similarity_threshold`
+    shifts it and `similarity_floor` is the lowest it may be (both in probability)."""
     # With embeddings, word overlap only adds noise (bench/intent_routing.py); without them it
     # is the only signal beyond keywords.
     similarity: list[Scored] = []
@@ -130,6 +132,7 @@ async def route_message(
                 shift=similarity_threshold,
                 floor=similarity_floor,
                 router_threshold=threshold,
+                out_of_scope_rate=out_of_scope_rate,
             )
         except (AgenturError, ProviderError) as error:
             # No embedding model (or it failed): keywords and overlap decide (S8).

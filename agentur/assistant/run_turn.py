@@ -152,6 +152,7 @@ class _Turn:
             threshold=settings.assistant_router_threshold,
             similarity_threshold=settings.assistant_similarity_threshold,
             similarity_floor=settings.assistant_similarity_floor,
+            out_of_scope_rate=settings.assistant_router_out_of_scope_rate,
         )
         self.record.path.append(f"classify:{intent.via}")
         async for event in self._act(intent):

@@ -30,10 +30,19 @@ class AssistantSettings(PartSettings):
         description="Lowest router score (keywords + similarity) that picks a FAQ or flow; "
         "below it the message counts as out of scope (knowledge search).",
     )
-    assistant_similarity_threshold: float = Field(
+    assistant_router_out_of_scope_rate: float = Field(
         # The router calibrates its out-of-scope threshold per assistant and embedding model
-        # by cross-validation on the examples (agentur/assistant/intent_head.py); this only
-        # moves the operating point along the curve bench/intent_routing.py prints.
+        # by cross-validation on the examples (agentur/assistant/intent_head.py) to this rate.
+        default=0.2,
+        ge=0.0,
+        le=1.0,
+        description="Share of out-of-scope messages the router may still answer from a FAQ or "
+        "flow, as estimated by cross-validation on the FAQ/flow examples and a shipped set of "
+        "off-topic messages; its match threshold is the lowest that keeps to it. Lower sends "
+        "more messages to knowledge search.",
+    )
+    assistant_similarity_threshold: float = Field(
+        # Moves the operating point along the curve bench/intent_routing.py prints.
         default=0.0,
         ge=-1.0,
         le=1.0,

@@ -1,18 +1,22 @@
-"""The similarity leg of the router: a classifier head over example embeddings whose
-out-of-scope threshold is calibrated from the examples alone, mapped onto the router threshold,
-with the embedding model pinned."""
+"""The similarity leg of the router: classifier heads over example embeddings and character
+n-grams whose out-of-scope threshold is calibrated from the examples alone, mapped onto the
+router threshold, with the embedding model pinned."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
-from agentur.assistant.intent_head import Calibrated, fit, train
+from agentur.assistant.intent_head import Calibrated, fit, threshold_for, train, train_mixed
 from agentur.assistant.keyword_router import Candidate
+from agentur.assistant.lexical_head import train_lexical
+from agentur.assistant.match_confidence import SIGNALS, train_confidence
 from agentur.assistant.route_message import route_message
+from agentur.assistant.text_tokens import words
 from tests.assistant.turns import CONTEXT
 
 ROUTER = 0.55
@@ -37,18 +41,74 @@ def test_head_separates_the_classes_it_was_trained_on() -> None:
 
 def test_calibrated_threshold_sits_between_in_scope_and_unseen_classes() -> None:
     centres = np.eye(8)
-    fitted = fit(clusters(centres, 6, 0.1, 3), np.repeat(np.arange(8), 6), 8, None)
+    labels = np.repeat(np.arange(8), 6)
+    texts = ["same words everywhere"] * len(labels)  # the lexical head cannot tell them apart
+    fitted = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.2)
     assert 0.0 < fitted.threshold < 1.0
-    sure = fitted.head.probabilities(clusters(centres, 4, 0.1, 4)).max(axis=1)
+    fresh = clusters(centres, 4, 0.1, 4)
+    sure = fitted.probabilities(fresh, texts[: len(fresh)]).max(axis=1)
     assert (sure >= fitted.threshold).mean() >= 0.75  # new messages of known classes answered
     # A message between every class is unsure: below the threshold.
-    between = fitted.head.probabilities(np.full((1, 8), 0.5)).max()
+    between = fitted.probabilities(np.full((1, 8), 8**-0.5), texts[:1]).max()
     assert between < fitted.threshold
+    stricter = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.05)
+    assert stricter.threshold > fitted.threshold
+
+
+def test_learnt_confidence_follows_the_signal_that_separates_right_from_wrong() -> None:
+    rng = np.random.default_rng(7)
+    values = rng.uniform(0, 1, (200, SIGNALS))
+    right = values[:, 4] > 0.6  # only the nearest-example cosine tells them apart
+    confidence = train_confidence(values, right)
+    assert confidence is not None
+    near, far = values.copy(), values.copy()
+    near[:, 4], far[:, 4] = 0.9, 0.3
+    assert (confidence.score(near) > confidence.score(far)).all()
+    assert train_confidence(values, np.ones(200, dtype=bool)) is None  # nothing to learn
+
+
+def test_confidence_rescaling_keeps_each_messages_ranking_and_background_win() -> None:
+    centres = np.eye(8)[:5]
+    labels = np.repeat(np.arange(5), 6)  # class 4 plays the background
+    texts = ["same words everywhere"] * len(labels)
+    fitted = fit(clusters(centres, 6, 0.15, 8), texts, labels, 5, 4, 0.2)
+    assert fitted.confidence is not None
+    messages = clusters(centres, 3, 0.15, 9)
+    plain = fitted.head.answer(messages, texts[: len(messages)]).mixed
+    scaled = fitted.probabilities(messages, texts[: len(messages)])
+    assert np.array_equal(np.argsort(plain, axis=1), np.argsort(scaled, axis=1))
+    assert (scaled.max(axis=1) <= 1.0).all()
+
+
+def test_threshold_answers_at_most_the_allowed_share_of_out_of_scope_messages() -> None:
+    outside = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
+    for rate, answered in ((0.0, 0), (0.2, 2), (0.25, 2), (0.5, 5)):
+        threshold = threshold_for(outside, rate)
+        assert sum(value >= threshold for value in outside) == answered
+    assert threshold_for(outside, 1.0) == 0.0
+    assert threshold_for([0.4, 0.4, 0.4], 0.5) > 0.4  # ties: all answered or none
+
+
+def test_lexical_head_recognises_forms_no_example_contains() -> None:
+    classes = {
+        "refund": ["Wie bekomme ich eine Rückerstattung?", "Je veux être remboursé"],
+        "opening": ["Wann habt ihr geöffnet?", "Öffnungszeiten am Samstag"],
+        "delivery": ["Wie lange dauert die Lieferung?", "Quand arrive mon colis ?"],
+    }
+    texts = [text for examples in classes.values() for text in examples]
+    labels = np.repeat(np.arange(3), 2)
+    head = train_lexical(texts, labels, 3)
+    # Inflections, a compound and a missing umlaut: no whole word is shared with the examples.
+    messages = ["rückerstatten bitte", "remboursement", "offnungszeit", "samstags", "Lieferungen"]
+    seen = {word for text in texts for word in words(text)}
+    assert not [m for m in messages if set(words(m)) - {"bitte"} <= seen]
+    assert head.probabilities(messages).argmax(axis=1).tolist() == [0, 0, 1, 1, 2]
 
 
 def test_router_scores_put_the_calibrated_threshold_on_the_router_threshold() -> None:
-    head = train(clusters(CENTRES, 3, 0.1, 6), np.repeat(np.arange(4), 3), 4)
-    fitted = Calibrated(head, threshold=0.4, background=3)
+    labels = np.repeat(np.arange(4), 3)
+    head = train_mixed(clusters(CENTRES, 3, 0.1, 6), ["some text"] * len(labels), labels, 4)
+    fitted = Calibrated(head, confidence=None, threshold=0.4, background=3)
     probabilities = np.array([[0.4, 0.3, 0.2, 0.1], [0.7, 0.1, 0.1, 0.1], [0.3, 0.1, 0.1, 0.5]])
     scores = router_scores(probabilities, fitted, 0.0, 0.0, ROUTER)
     assert scores.shape == (3, 3)  # the background column is gone
@@ -92,6 +152,7 @@ async def test_without_the_pinned_model_the_router_falls_back_to_keywords() -> N
         threshold=ROUTER,
         similarity_threshold=0.0,
         similarity_floor=0.0,
+        out_of_scope_rate=0.2,
     )
     assert (routed.kind, routed.target, routed.via) == ("faq", "returns", "keyword")
     await ai.aclose()
@@ -112,11 +173,77 @@ async def test_similarity_routes_a_paraphrase_and_rejects_off_topic() -> None:
             ("Where is my order?", "track my order", "my order has not arrived"),
         ),
     ]
-    kwargs = {"embedder": embedder, "threshold": ROUTER, "similarity_threshold": 0.0}
+    kwargs = {
+        "embedder": embedder,
+        "threshold": ROUTER,
+        "similarity_threshold": 0.0,
+        "out_of_scope_rate": 0.2,
+    }
     routed = await route_message("where is my order", candidates, **kwargs, similarity_floor=0.0)
     assert (routed.kind, routed.target, routed.via) == ("flow", "order", "similarity")
     off_topic = await route_message(
         "Erzähl mir einen Witz über Katzen", candidates, **kwargs, similarity_floor=0.0
     )
     assert off_topic.kind == "out_of_scope"
+    await ai.aclose()
+
+
+SHOP = [
+    Candidate(
+        "faq",
+        "opening",
+        (
+            "What are your opening hours?",
+            "Wann habt ihr geöffnet?",
+            "Quels sont vos horaires d'ouverture ?",
+            "Are you open on Sundays?",
+        ),
+    ),
+    Candidate(
+        "faq",
+        "returns",
+        (
+            "How can I return an item?",
+            "Wie kann ich etwas zurückschicken?",
+            "Comment retourner un produit ?",
+            "Can I send back shoes that do not fit?",
+        ),
+    ),
+    Candidate(
+        "flow",
+        "order",
+        (
+            "Where is my order?",
+            "Wo ist meine Bestellung?",
+            "Où en est ma commande ?",
+            "My parcel has not arrived yet",
+        ),
+    ),
+]
+
+
+async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_languages() -> None:
+    # The real on-device model (bundled, offline): what an author's assistant runs with.
+    ai = AiService([LocalEmbeddingProvider()])
+    kwargs = {
+        "embedder": GatewayEmbedder(ai, CONTEXT),
+        "threshold": ROUTER,
+        "similarity_threshold": 0.0,
+        "similarity_floor": 0.0,
+        "out_of_scope_rate": 0.2,
+    }
+    for message, target in (
+        ("Bis wann habt ihr am Samstag offen?", "opening"),
+        ("Posso restituire un articolo?", "returns"),
+        ("mein Paket ist immer noch nicht da", "order"),
+    ):
+        assert (await route_message(message, SHOP, **kwargs)).target == target, message
+    # Off-topic chatter, none of it a line of the shipped background set.
+    for message in (
+        "Erzähl mir einen Witz über Katzen",
+        "Quel temps fera-t-il ce week-end ?",
+        "Chi ha vinto la partita di calcio ieri?",
+        "Write me a poem about the sea",
+    ):
+        assert (await route_message(message, SHOP, **kwargs)).kind == "out_of_scope", message
     await ai.aclose()
