@@ -90,16 +90,27 @@ async def test_searches_are_answered_while_a_large_file_indexes(
     provider = small_batches.embedder.ai.providers["scripted"]  # type: ignore[union-attr]
     original = provider.embed
     gate = asyncio.Event()
+    at_gate = asyncio.Event()
 
     async def gated(model, texts):  # noqa: ANN001, ANN202
         # Each indexing batch waits for one search to complete; query embeddings never wait.
         if in_background():
+            at_gate.set()
             await gate.wait()
             gate.clear()
         return await original(model, texts)
 
     provider.embed = gated  # type: ignore[method-assign]
     indexing = asyncio.create_task(small_batches.indexer.index_file(large.id))
+
+    async def status() -> str:
+        return (await client.get(f"/v1/files/{large.id}/index", headers=alice.headers)).json()[
+            "status"
+        ]
+
+    # Searches start once the first batch waits at the gate, so the file is `indexing`: before,
+    # the first search could see `pending` and the count below fall one short under load.
+    await asyncio.wait_for(at_gate.wait(), timeout=30)
     answered_while_indexing = 0
     while not indexing.done():
         found = await client.post(
@@ -107,8 +118,7 @@ async def test_searches_are_answered_while_a_large_file_indexes(
         )
         assert found.status_code == 200
         assert found.json()["hits"][0]["file_id"] == guide.id
-        state = (await client.get(f"/v1/files/{large.id}/index", headers=alice.headers)).json()
-        answered_while_indexing += state["status"] == "indexing"
+        answered_while_indexing += await status() == "indexing"
         gate.set()
         await asyncio.wait({indexing}, timeout=0.05)
     outcome = indexing.result()
