@@ -16,6 +16,7 @@ from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, F
 from agentur.connections.kinds import validate_settings
 from agentur.errors import InvalidInputError
 from agentur.workspace.file_attributes import MAX_TAGS
+from tests.api.contract_feature_cases import repair_feature_case
 
 # Bodies checked by the assistant's own model: unique ids, references between steps, desks
 # and endpoints, compilable regexes, known time zones (pydantic's `value_error`s).
@@ -119,3 +120,10 @@ def filter_case(context: Any, case: Any) -> bool:
     if method in ("POST", "PUT"):
         return _keeps_definition_rules(path, case.body)
     return True
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Any) -> Any:
+    if case.operation.path.startswith("/v1/features/instances/{instance_id}/"):
+        return repair_feature_case(case)
+    return case
