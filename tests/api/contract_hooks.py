@@ -1,8 +1,11 @@
 """Schemathesis hooks: the rules JSON Schema cannot state, taught to the request generator.
 
 Each hook keeps generated requests to what the document plus these documented cross-field
-rules allow; none of them hides an answer. Used by tests/api/test_openapi_contract.py and by
-the CLI (`SCHEMATHESIS_HOOKS=tests.api.contract_hooks schemathesis run …`).
+rules allow; none of them hides an answer. Filters drop cases a rule forbids; where almost no
+generated value could pass (the feature-data routes' columns and import files, which hang on
+the chosen table), `map_case` repairs positive cases instead (contract_feature_cases.py).
+Used by tests/api/test_openapi_contract.py and by the CLI
+(`SCHEMATHESIS_HOOKS=tests.api.contract_hooks schemathesis run …`).
 """
 
 from __future__ import annotations
