@@ -47,7 +47,9 @@ Operator = Literal["eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "starts
 
 class Filter(BaseModel):
     column: str = Field(max_length=64, description="A column of the table.")
-    op: Operator = Field(default="eq", description="Comparison.")
+    op: Operator = Field(
+        default="eq", description="Comparison; `contains` and `starts_with` on text columns only."
+    )
     # The list bound sits on the list type: on the whole union pydantic would apply it to a
     # number that a long digit string coerced to, and fail with a TypeError.
     value: FilterValue | Annotated[list[FilterValue], Field(max_length=MAX_IN_VALUES)] | None = (
@@ -98,7 +100,7 @@ def _scoped(schema: TableSchema, instance: InstanceRef) -> list[Any]:
     ]
 
 
-def _conditions(schema: TableSchema, filters: list[Filter]) -> list[Any]:
+def filter_conditions(schema: TableSchema, filters: list[Filter]) -> list[Any]:
     conditions = []
     for item in filters:
         try:
@@ -112,6 +114,13 @@ def _conditions(schema: TableSchema, filters: list[Filter]) -> list[Any]:
                 conditions.append(attribute.in_([column.parse(v) for v in values]))
                 continue
             if item.op in ("contains", "starts_with"):
+                if column.type != "text":
+                    # A pattern is no amount or date: the driver could not bind it (money) or
+                    # the database has no LIKE for the type (dates on PostgreSQL).
+                    raise ValueError(
+                        f"{item.op} works on text columns only, not on a {column.type} column; "
+                        "compare with eq/lt/le/gt/ge instead"
+                    )
                 text = str(item.value or "")
                 escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
                 pattern = f"%{escaped}%" if item.op == "contains" else f"{escaped}%"
@@ -168,7 +177,7 @@ async def query_table(
         ]
     except KeyError as error:
         raise InvalidInputError(str(error.args[0])) from None
-    where = and_(*_scoped(schema, instance), *_conditions(schema, args.filters))
+    where = and_(*_scoped(schema, instance), *filter_conditions(schema, args.filters))
     total = (
         await session.execute(select(func.count()).select_from(schema.model).where(where))
     ).scalar_one()
@@ -218,7 +227,7 @@ def aggregate_statement(
         ordering = list(groups)
     return (
         select(*groups, value)
-        .where(*_scoped(schema, instance), *_conditions(schema, args.filters))
+        .where(*_scoped(schema, instance), *filter_conditions(schema, args.filters))
         .group_by(*groups)
         .order_by(*ordering)
         .limit(args.limit)

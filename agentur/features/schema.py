@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from sqlalchemy import Date, Integer, String
@@ -19,6 +19,24 @@ from agentur.storage.models.trustee import Money
 
 INTERNAL_COLUMNS = frozenset({"row_id", "mandate_id", "instance_id"})
 AGGREGATED_KINDS = frozenset({"balance", "total"})
+CENT = Decimal("0.01")
+# Money is stored as integer cents in a 64-bit column.
+MAX_AMOUNT = (Decimal(2**63 - 1) * CENT).quantize(CENT, rounding=ROUND_DOWN)
+
+
+def _amount(value: Any) -> Decimal:
+    """An amount with at most two decimals whose cents fit the 64-bit column."""
+    try:
+        amount = Decimal(str(value).strip().replace("'", ""))
+    except ArithmeticError:
+        raise ValueError(f"{value!r} is not an amount") from None
+    # Bounded before quantize: a huge amount (1e30) has more digits than the decimal context
+    # holds, and quantize would raise InvalidOperation instead of a readable error.
+    if not amount.is_finite() or abs(amount) > MAX_AMOUNT:
+        raise ValueError(f"{value!r} is not an amount between -{MAX_AMOUNT} and {MAX_AMOUNT}")
+    if amount != amount.quantize(CENT):
+        raise ValueError(f"{value!r} is not an amount with at most two decimals")
+    return amount
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +59,7 @@ class ColumnSchema:
                 return None
             raise ValueError("a value is required")
         if self.type == "money":
-            try:
-                amount = Decimal(str(value).strip().replace("'", ""))
-            except ArithmeticError:
-                raise ValueError(f"{value!r} is not an amount") from None
-            if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
-                raise ValueError(f"{value!r} is not an amount with at most two decimals")
-            return amount
+            return _amount(value)
         if self.type == "date":
             if isinstance(value, date):
                 return value if type(value) is date else value.date()  # type: ignore[attr-defined]

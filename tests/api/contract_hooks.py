@@ -1,8 +1,11 @@
 """Schemathesis hooks: the rules JSON Schema cannot state, taught to the request generator.
 
 Each hook keeps generated requests to what the document plus these documented cross-field
-rules allow; none of them hides an answer. Used by tests/api/test_openapi_contract.py and by
-the CLI (`SCHEMATHESIS_HOOKS=tests.api.contract_hooks schemathesis run …`).
+rules allow; none of them hides an answer. Filters drop cases a rule forbids; where almost no
+generated value could pass (the feature-data routes' columns and import files, which hang on
+the chosen table), `map_case` repairs positive cases instead (contract_feature_cases.py).
+Used by tests/api/test_openapi_contract.py and by the CLI
+(`SCHEMATHESIS_HOOKS=tests.api.contract_hooks schemathesis run …`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, F
 from agentur.connections.kinds import validate_settings
 from agentur.errors import InvalidInputError
 from agentur.workspace.file_attributes import MAX_TAGS
+from tests.api.contract_feature_cases import repair_feature_case
 
 # Bodies checked by the assistant's own model: unique ids, references between steps, desks
 # and endpoints, compilable regexes, known time zones (pydantic's `value_error`s).
@@ -119,3 +123,10 @@ def filter_case(context: Any, case: Any) -> bool:
     if method in ("POST", "PUT"):
         return _keeps_definition_rules(path, case.body)
     return True
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Any) -> Any:
+    if case.operation.path.startswith("/v1/features/instances/{instance_id}/"):
+        return repair_feature_case(case)
+    return case
