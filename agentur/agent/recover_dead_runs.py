@@ -31,6 +31,9 @@ from agentur.workflows.service import WorkflowService
 logger = logging.getLogger(__name__)
 
 WORKER_STOPPED = "the worker running it stopped"
+# Runs settled per transaction: many dead at once (a whole cluster restarted) are not one
+# long transaction holding locks.
+CLAIM_BATCH = 100
 
 
 def heartbeat_stopped(run: AgentRun, timeout_seconds: float) -> bool:
@@ -62,21 +65,28 @@ async def recover_dead_runs(
         conditions.append(AgentRun.id.in_(run_ids))
     if alive_here:
         conditions.append(AgentRun.id.not_in(alive_here))
-    async with database.transaction() as session:
-        claimed = (
-            await session.execute(
-                update(AgentRun)
-                .where(*conditions)
-                .values(status=RunStatus.failed.value, error=WORKER_STOPPED, finished_at=now)
-                .returning(AgentRun.id, AgentRun.mandate_id, AgentRun.user_id, AgentRun.workflow_id)
-            )
-        ).all()
+    # SKIP LOCKED (PostgreSQL; SQLite has one writer and no such clause): a run another
+    # recoverer is settling is its; waiting for it could deadlock two multi-row claims.
+    dead = select(AgentRun.id).where(*conditions).limit(CLAIM_BATCH)
+    claim = (
+        update(AgentRun)
+        .where(AgentRun.id.in_(dead.with_for_update(skip_locked=True).scalar_subquery()))
+        .where(*conditions)
+        .values(status=RunStatus.failed.value, error=WORKER_STOPPED, finished_at=now)
+        .returning(AgentRun.id, AgentRun.mandate_id, AgentRun.user_id, AgentRun.workflow_id)
+    )
+    recovered: list[str] = []
+    while True:
+        async with database.transaction() as session:
+            claimed = (await session.execute(claim)).all()
+            for run in claimed:
+                await _record_failure(session, run, now)
+            await release_holds(session, [run.id for run in claimed])
         for run in claimed:
-            await _record_failure(session, run, now)
-        await release_holds(session, [run.id for run in claimed])
-    for run in claimed:
-        logger.warning("agent run %s failed: %s", run.id, WORKER_STOPPED)
-    return [run.id for run in claimed]
+            logger.warning("agent run %s failed: %s", run.id, WORKER_STOPPED)
+        recovered.extend(run.id for run in claimed)
+        if len(claimed) < CLAIM_BATCH:
+            return recovered
 
 
 async def _record_failure(session: AsyncSession, run: Row, now: datetime) -> None:

@@ -5,7 +5,6 @@ its trace, workflow message and budget holds settled, exactly once even with two
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
@@ -20,6 +19,7 @@ from agentur.agent.recover_dead_runs import (
     start_run_recovery,
 )
 from agentur.agent.run_agent import execute_run
+from agentur.agent.run_heartbeat import RunHeartbeat
 from agentur.agent.settings import AgentSettings
 from agentur.ai.mandate_ai_settings import update_mandate_ai_settings
 from agentur.ai.service import AiService
@@ -65,15 +65,6 @@ async def _until_failed(database: Database, run_id: str) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"run {run_id} is still {await _status(database, run_id)}")
-
-
-@pytest.fixture
-async def recovery(runtime: Runtime) -> AsyncIterator[None]:
-    stop = start_run_recovery(runtime.database, FAST)
-    try:
-        yield
-    finally:
-        await stop()
 
 
 async def _hold(runtime: Runtime, member: Member, holder: str | None) -> str:
@@ -142,14 +133,20 @@ async def test_a_dead_run_is_recovered_at_start_like_a_failed_one(
 
 
 async def test_the_periodic_sweep_recovers_a_run_that_dies_later(
-    runtime: Runtime, tenants: Tenants, recovery: None
+    runtime: Runtime, tenants: Tenants
 ) -> None:
     alice = await tenants.member()
     prepared = await _stored_run(runtime, alice)
-    await asyncio.sleep(FAST.agent_heartbeat_seconds * 3)  # the sweep at start has passed
-    assert await _status(runtime.database, prepared.run_id) == "running"
-    await _age(runtime.database, prepared.run_id)
-    await _until_failed(runtime.database, prepared.run_id)
+    # Sweeps every 50 ms; a timeout no busy test machine reaches while the run is fresh.
+    settings = AgentSettings(agent_heartbeat_seconds=0.05, agent_heartbeat_timeout_seconds=30)
+    stop = start_run_recovery(runtime.database, settings)
+    try:
+        await asyncio.sleep(settings.agent_heartbeat_seconds * 3)  # the sweep at start passed
+        assert await _status(runtime.database, prepared.run_id) == "running"
+        await _age(runtime.database, prepared.run_id)
+        await _until_failed(runtime.database, prepared.run_id)
+    finally:
+        await stop()
 
 
 async def test_a_live_run_outlives_the_timeout_and_its_holds_name_it(
@@ -166,8 +163,10 @@ async def test_a_live_run_outlives_the_timeout_and_its_holds_name_it(
     try:
         await asyncio.wait_for(model.called.wait(), timeout=10)
         # Another worker's sweep (it knows nothing of this process's runs), started once the
-        # run waits: the first run of a test process holds the event loop up for seconds
-        # while it imports the tools, and no heartbeat can be on time then.
+        # run waits and has beaten: the first run of a test process holds the event loop up
+        # for seconds while it imports the tools, and no heartbeat can be on time then.
+        assert run_deps.heartbeat is not None
+        assert await run_deps.heartbeat.beat() == {prepared.run_id}
         stop = start_run_recovery(runtime.database, FAST)
         # Three timeouts with sweeps every interval: only the heartbeat keeps it running.
         await asyncio.sleep(FAST.agent_heartbeat_timeout_seconds * 3)
@@ -257,3 +256,21 @@ async def test_reading_a_dead_run_recovers_it_without_waiting_for_the_sweep(
 def test_the_timeout_must_exceed_the_heartbeat() -> None:
     with pytest.raises(ValueError, match="longer than agent_heartbeat_seconds"):
         AgentSettings(agent_heartbeat_seconds=30, agent_heartbeat_timeout_seconds=30)
+
+
+async def test_a_worker_never_takes_its_own_runs_for_dead(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """Its event loop held up past the timeout, a worker's beats are late: its own sweep
+    still knows the runs going here are alive."""
+    alice = await tenants.member()
+    prepared = await _stored_run(runtime, alice)
+    heartbeat = RunHeartbeat(runtime.database, 0.05)
+    with heartbeat.keep_alive(prepared.run_id):
+        await _age(runtime.database, prepared.run_id)
+        here = heartbeat.running
+        assert await recover_dead_runs(runtime.database, 60, alive_here=here) == []
+        assert await _status(runtime.database, prepared.run_id) == "running"
+    await asyncio.sleep(0.1)  # its beating task sees no runs left and ends
+    await _age(runtime.database, prepared.run_id)
+    assert await recover_dead_runs(runtime.database, 60) == [prepared.run_id]
