@@ -3,9 +3,10 @@
 whose heartbeat is older than the timeout, records the failure as a finished run would (trace
 entry, final text, workflow message) and releases the budget holds the run made.
 
-The claim is one conditional UPDATE (`status = 'running' AND heartbeat_at < cutoff`): when two
-workers sweep at once, the database hands each run to exactly one of them (PostgreSQL re-checks
-the condition after waiting for the other's row lock; SQLite has one writer)."""
+The claim is one conditional UPDATE (`status = 'running' AND heartbeat_at < cutoff`) over the
+rows it could lock: when two workers sweep at once, each run goes to exactly one of them
+(PostgreSQL: the other skips rows already locked, and re-checks the condition; SQLite has one
+writer)."""
 
 from __future__ import annotations
 

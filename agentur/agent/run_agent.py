@@ -55,13 +55,13 @@ async def run_agent(
 async def execute_run(
     prepared: PreparedRun, deps: AgentDependencies, emit: EventSink = discard_event
 ) -> AgentResult:
-    stored = deps.heartbeat is not None and prepared.trace_store is not None
-    alive = deps.heartbeat.keep_alive(prepared.run_id) if stored and deps.heartbeat else None
+    # Only a stored run has a row for other workers to watch.
+    heartbeat = deps.heartbeat if prepared.trace_store is not None else None
     with (
         agent_run_span(prepared.run_id) as span,
         # Holds the run's calls make are its own: recovering it after a crash releases them.
         holding_for(prepared.run_id),
-        alive or nullcontext(),
+        heartbeat.keep_alive(prepared.run_id) if heartbeat else nullcontext(),
     ):
         result = await _execute(prepared, deps, emit)
         end_agent_run(span, result.status.value, result.rounds, result.duration_ms / 1000)
