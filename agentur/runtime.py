@@ -7,18 +7,30 @@ knowledge store implements them structurally, and both receive `RuntimeParts`, n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentur.runtime_parts import RuntimeParts
 
 if TYPE_CHECKING:
     from agentur.agent.dependencies import AgentDependencies
+    from agentur.agent.run_heartbeat import RunHeartbeat
     from agentur.agent.settings import AgentSettings
 
 
 @dataclass
 class Runtime(RuntimeParts):
+    # One heartbeat for every run this process executes (one UPDATE per interval for all).
+    _run_heartbeat: RunHeartbeat | None = field(default=None, repr=False)
+
+    def run_heartbeat(self, settings: AgentSettings) -> RunHeartbeat:
+        """This process's heartbeat (its interval from the first settings that ask)."""
+        from agentur.agent.run_heartbeat import RunHeartbeat
+
+        if self._run_heartbeat is None:
+            self._run_heartbeat = RunHeartbeat(self.database, settings.agent_heartbeat_seconds)
+        return self._run_heartbeat
+
     def agent_dependencies(self, settings: AgentSettings | None = None) -> AgentDependencies:
         """The agent wired to this runtime: the gateway plus the knowledge store's RAG,
         round-memory and workflow-memory hooks."""
@@ -31,10 +43,12 @@ class Runtime(RuntimeParts):
             KnowledgeWorkflowMemory,
         )
 
+        settings = settings or AgentSettings()
         return AgentDependencies(
             ai=self.ai,
             runtime=self,
-            settings=settings or AgentSettings(),
+            settings=settings,
+            heartbeat=self.run_heartbeat(settings),
             rag=KnowledgeRag(self),
             round_memory=KnowledgeRoundMemory(self),
             workflow_memory=KnowledgeWorkflowMemory(self),

@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from agentur.agent.hooks import RagContextBuilder, RoundMemoryStore, WorkflowMemoryStore
+from agentur.agent.run_heartbeat import RunHeartbeat
 from agentur.agent.settings import AgentSettings
 from agentur.ai.messages import Usage
 from agentur.ai.service import AiService
@@ -41,6 +42,8 @@ class AgentDependencies:
     toolbox_environment: ToolboxEnvironment | None = None
     # None: the gateway's configured rate.
     usd_to_chf: float | None = None
+    # This process's heartbeat for its stored runs; None: nobody else watches them (no runtime).
+    heartbeat: RunHeartbeat | None = None
 
     @property
     def stores_trace(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from contextlib import nullcontext
 
 from agentur.agent.budget import Budget
 from agentur.agent.config import AgentConfig
@@ -26,6 +27,7 @@ from agentur.agent.run_state import RunState, StopRun, record_status
 from agentur.agent.sub_agent import sub_agent_runner
 from agentur.agent.tool_round import round_offer, run_tools
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
+from agentur.ai.billing.holder import holding_for
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
 from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
@@ -53,7 +55,14 @@ async def run_agent(
 async def execute_run(
     prepared: PreparedRun, deps: AgentDependencies, emit: EventSink = discard_event
 ) -> AgentResult:
-    with agent_run_span(prepared.run_id) as span:
+    # Only a stored run has a row for other workers to watch.
+    heartbeat = deps.heartbeat if prepared.trace_store is not None else None
+    with (
+        agent_run_span(prepared.run_id) as span,
+        # Holds the run's calls make are its own: recovering it after a crash releases them.
+        holding_for(prepared.run_id),
+        heartbeat.keep_alive(prepared.run_id) if heartbeat else nullcontext(),
+    ):
         result = await _execute(prepared, deps, emit)
         end_agent_run(span, result.status.value, result.rounds, result.duration_ms / 1000)
     return result

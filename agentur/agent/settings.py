@@ -5,7 +5,7 @@ Flat names with the `agent_` prefix, so they read as `AGENTUR_AGENT_*` in the en
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from agentur.config import MEBIBYTE, PartSettings
 from agentur.egress.policy import AllowList
@@ -71,6 +71,19 @@ class AgentSettings(PartSettings):
         default=True,
         description="Cancel a run when the HTTP client that started it disconnects.",
     )
+    agent_heartbeat_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="How often a worker marks its runs as alive (one UPDATE for all of them), "
+        "and how often it looks for runs whose worker died.",
+    )
+    agent_heartbeat_timeout_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="A running run whose heartbeat is older than this lost its worker: it is "
+        "marked `failed` and its budget holds are released. Several heartbeat intervals, so a "
+        "busy worker is not taken for dead.",
+    )
     agent_egress_timeout_seconds: float = Field(
         default=20.0, gt=0, description="Time limit of one outbound fetch by a tool."
     )
@@ -99,6 +112,15 @@ class AgentSettings(PartSettings):
         gt=0,
         description="Time limit of one `read_url` download, redirects included.",
     )
+
+    @model_validator(mode="after")
+    def _timeout_exceeds_heartbeat(self) -> AgentSettings:
+        if self.agent_heartbeat_timeout_seconds <= self.agent_heartbeat_seconds:
+            raise ValueError(
+                "agent_heartbeat_timeout_seconds must be longer than agent_heartbeat_seconds, "
+                "or live runs would be taken for dead between two heartbeats"
+            )
+        return self
 
     @field_validator("agent_egress_allowed_hosts")
     @classmethod

@@ -82,6 +82,7 @@ class TraceStore:
                     config=config,
                     status="running",
                     models=[],
+                    heartbeat_at=utc_now(),
                 )
             )
 
@@ -108,7 +109,12 @@ class TraceStore:
         async with self.database.transaction() as session:
             await session.execute(
                 update(AgentRun)
-                .where(AgentRun.id == run_id, AgentRun.mandate_id == mandate_id)
+                # A run another worker declared dead (this one stalled) keeps that verdict.
+                .where(
+                    AgentRun.id == run_id,
+                    AgentRun.mandate_id == mandate_id,
+                    AgentRun.status == "running",
+                )
                 .values(
                     status=finish.status,
                     final_text=finish.final_text,

@@ -57,7 +57,12 @@ class DatabaseGatewayStore:
     # ------------------------------------------------------------------ budget
 
     async def reserve(
-        self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
+        self,
+        mandate_id: str,
+        worst_case_chf: float,
+        model: str,
+        now: datetime,
+        holder: str | None = None,
     ) -> str:
         # Reservers of one mandate take turns (the lock); what they read is one statement, so
         # a charge committing meanwhile (ledger row, balance and hold in one transaction) is
@@ -101,6 +106,7 @@ class DatabaseGatewayStore:
             hold = AiReservation(
                 mandate_id=mandate_id,
                 amount_chf=worst_case_chf,
+                holder=holder,
                 expires_at=now + timedelta(seconds=self.settings.billing_reservation_seconds),
             )
             session.add(hold)

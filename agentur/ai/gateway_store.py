@@ -24,10 +24,16 @@ class GatewayStore(Protocol):
     async def mandate_config(self, mandate_id: str) -> MandateAiConfig: ...
 
     async def reserve(
-        self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
+        self,
+        mandate_id: str,
+        worst_case_chf: float,
+        model: str,
+        now: datetime,
+        holder: str | None = None,
     ) -> str:
         """Hold `worst_case_chf` against the balance and monthly limit, atomically across
-        workers; `BudgetExceededError` when it does not fit beside what is already held."""
+        workers; `BudgetExceededError` when it does not fit beside what is already held.
+        `holder` names the agent run the hold belongs to (see `billing.holder`)."""
         ...
 
     async def release(self, reservation_id: str) -> None:
@@ -65,7 +71,12 @@ class MemoryGatewayStore:
         return self.configs.get(mandate_id) or MandateAiConfig.defaults(self.settings)
 
     async def reserve(
-        self, mandate_id: str, worst_case_chf: float, model: str, now: datetime
+        self,
+        mandate_id: str,
+        worst_case_chf: float,
+        model: str,
+        now: datetime,
+        holder: str | None = None,  # no worker of its own can die: the holder is not kept
     ) -> str:
         # No await between the check and the hold: atomic within this process.
         since = month_start(now)

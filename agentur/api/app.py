@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from agentur import __version__
+from agentur.agent.recover_dead_runs import start_run_recovery
+from agentur.agent.settings import AgentSettings
 from agentur.api.mcp.mount import mount_mcp
 from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
@@ -56,10 +58,14 @@ def create_app(
         if owned and migrate:
             await app.state.runtime.migrate()
         stop_indexing = start_background_indexing(app.state.runtime) if owned else None
+        # Runs a worker that died left `running` end as `failed` (at start, then periodically).
+        stop_recovery = start_dead_run_recovery(app.state.runtime) if owned else None
         try:
             async with serve_mcp():
                 yield
         finally:
+            if stop_recovery is not None:
+                await stop_recovery()
             if stop_indexing is not None:
                 await stop_indexing()
             if owned:
@@ -89,6 +95,12 @@ def create_app(
     serve_mcp = mount_mcp(app)  # MCP server (issue 17)
     app.include_router(web_app.router)  # workspace web app at / (issue 18)
     return app
+
+
+def start_dead_run_recovery(runtime: Runtime) -> Callable[[], Awaitable[None]]:
+    agent_settings = AgentSettings()
+    heartbeat = runtime.run_heartbeat(agent_settings)
+    return start_run_recovery(runtime.database, agent_settings, heartbeat)
 
 
 def setting_limits(runtime: Runtime) -> dict[str, int]:

@@ -44,6 +44,7 @@ def free_port() -> int:
 class Served:
     base_url: str
     output: Path  # stdout of the server; complete once the block has ended
+    pid: int = 0  # to kill it the hard way (a worker that dies)
 
 
 @contextmanager
@@ -62,7 +63,7 @@ def serving(cwd: Path, env: dict[str, str], name: str) -> Iterator[Served]:
         try:
             base_url = f"http://127.0.0.1:{port}"
             _wait_until_healthy(process, base_url, cwd / f"{name}.err")
-            yield Served(base_url=base_url, output=output)
+            yield Served(base_url=base_url, output=output, pid=process.pid)
         finally:
             process.send_signal(signal.SIGINT)
             try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentur.ai.billing.holder import current_holder
 from agentur.ai.billing.ledger import LedgerRecord
 from agentur.ai.billing.pricing import cost_usd
 from agentur.ai.gateway_store import GatewayStore
@@ -43,7 +44,11 @@ class CallBilling:
         if config.balance_chf is None and config.monthly_limit_chf is None:
             return Reservation()
         worst = cost_usd(spec, Usage(input_tokens, output_tokens)) * self.settings.usd_to_chf
-        return Reservation(await self.store.reserve(context.mandate_id, worst, spec.id, utc_now()))
+        return Reservation(
+            await self.store.reserve(
+                context.mandate_id, worst, spec.id, utc_now(), holder=current_holder()
+            )
+        )
 
     async def release(self, reservation: Reservation) -> None:
         """For a call that will not be charged (it failed or was cancelled)."""

@@ -15,12 +15,15 @@ from pydantic import BaseModel, Field
 from agentur.agent.active_runs import ActiveRuns, AgentRunHandle
 from agentur.agent.config import AgentConfig
 from agentur.agent.prepare_run import prepare_run
+from agentur.agent.recover_dead_runs import heartbeat_stopped, recover_dead_runs
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceStore
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
+from agentur.context import RequestContext
 from agentur.errors import ConflictError, NotFoundError
 from agentur.runtime import Runtime
+from agentur.storage.models.agent import AgentRun, AgentTraceEntry
 
 router = APIRouter(prefix="/agent/runs", tags=["agent"], responses=AUTHENTICATED)
 CANCEL_CHANNEL = "agentur_agent_run_cancel"
@@ -143,9 +146,27 @@ async def start_run(
     )
 
 
+async def _read_run(
+    run_id: str, runtime: Runtime, context: RequestContext, settings: AgentSettings
+) -> tuple[AgentRun, list[AgentTraceEntry]]:
+    """The caller's run as stored; one whose worker died is recovered first (the periodic
+    sweep would get to it within a heartbeat interval; a caller asking now need not wait)."""
+    store = TraceStore(runtime.database)
+    run, entries = await store.get(run_id, context)
+    timeout = settings.agent_heartbeat_timeout_seconds
+    if heartbeat_stopped(run, timeout):
+        alive_here = runtime.run_heartbeat(settings).running
+        await recover_dead_runs(runtime.database, timeout, run_ids=[run.id], alive_here=alive_here)
+        run, entries = await store.get(run_id, context)
+    return run, entries
+
+
 @router.get("/{run_id}", responses=problem_responses(404))
-async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunTraceOut:
-    run, entries = await TraceStore(runtime.database).get(run_id, context)
+async def get_run(
+    run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
+) -> RunTraceOut:
+    _, settings = await agent_run_state(request, runtime)
+    run, entries = await _read_run(run_id, runtime, context, settings)
     return RunTraceOut(
         run_id=run.id,
         workflow_id=run.workflow_id,
@@ -175,12 +196,12 @@ async def get_run(run_id: str, runtime: RuntimeDep, context: ContextDep) -> RunT
 async def cancel_run(
     run_id: str, request: Request, runtime: RuntimeDep, context: ContextDep
 ) -> dict[str, str]:
-    runs, _ = await agent_run_state(request, runtime)
+    runs, settings = await agent_run_state(request, runtime)
     handle = runs.get(run_id, context)
     if handle is not None and handle.cancel():
         return {"run_id": run_id, "status": "cancelling"}
     try:
-        run, _ = await TraceStore(runtime.database).get(run_id, context)  # the caller's only
+        run, _ = await _read_run(run_id, runtime, context, settings)  # the caller's only
     except NotFoundError:
         raise NotFoundError(f"agent run {run_id} is not running here") from None
     # Running on another worker: that one cancels it (poll GET for the final status).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
@@ -13,6 +13,8 @@ from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTi
 
 class AgentRun(IdMixin, TimestampMixin, Base):
     __tablename__ = "agent_runs"
+    # The recovery sweep's query: running runs whose heartbeat is old.
+    __table_args__ = (Index("ix_agent_runs_status_heartbeat", "status", "heartbeat_at"),)
 
     mandate_id: Mapped[str] = mapped_column(
         ForeignKey("mandates.id", ondelete="CASCADE"), index=True
@@ -34,6 +36,8 @@ class AgentRun(IdMixin, TimestampMixin, Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     duration_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    # Refreshed by the worker running it; a running run with an old one lost its worker.
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
 
 class AgentTraceEntry(IdMixin, TimestampMixin, Base):

@@ -77,6 +77,8 @@ class AiReservation(IdMixin, Base):
     mandate_id: Mapped[str] = mapped_column(ForeignKey("mandates.id", ondelete="CASCADE"))
     amount_chf: Mapped[float] = mapped_column(Float)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    # The agent run that made the call, so recovering a dead run releases its holds at once.
+    holder: Mapped[str | None] = mapped_column(String(36), nullable=True, index=True)
 
 
 class NeutralizationMapping(IdMixin, TimestampMixin, Base):

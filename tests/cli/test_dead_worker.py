@@ -1,0 +1,118 @@
+"""A worker killed with SIGKILL in the middle of a run: the next `agentur serve` to start finds
+the run's heartbeat stopped and ends it as `failed`, releasing the budget hold it made."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+
+from agentur.agent.recover_dead_runs import WORKER_STOPPED
+from agentur.storage.database import create_engine
+from agentur.storage.models.ai import AiReservation
+from tests.ai.wire_servers import WireServer
+from tests.cli.cli_helpers import cli_env, serving
+from tests.cli.test_two_workers import _reply
+from tests.conftest import BACKENDS, _admin_execute
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def model() -> Iterator[WireServer]:
+    with WireServer("openai", "/v1") as server:
+        server.default_reply = _reply  # a prompt with WAIT hangs in its model call
+        yield server
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'agentur.db'}"
+        return
+    admin_url = request.getfixturevalue("postgres_admin_url")
+    name = f"dead_worker_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(False)
+    finally:
+        asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+async def _holds_of(url: str, run_id: str) -> int:
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            count = await connection.scalar(
+                select(func.count()).where(AiReservation.holder == run_id)
+            )
+    finally:
+        await engine.dispose()
+    return int(count or 0)
+
+
+async def _kill_during_a_run(
+    base_url: str, pid: int, headers: dict[str, str], model: WireServer, url: str
+) -> str:
+    """Start a run that hangs in its model call, holding budget, and SIGKILL its worker."""
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
+        limited = await client.patch("/v1/admin/ai-settings", json={"monthly_limit_chf": 100})
+        assert limited.status_code == 200, limited.text  # so the call holds its worst case
+        sent = len(model.received)
+        async with client.stream(
+            "POST",
+            "/v1/agent/runs",
+            json={"prompt": "WAIT for me"},
+            headers={"Accept": "text/event-stream"},
+        ) as stream:
+            run_id = stream.headers["x-agent-run-id"]
+            deadline = time.monotonic() + 30
+            while len(model.received) == sent:  # inside its model call, holding the budget
+                assert time.monotonic() < deadline, "the run never called the model"
+                await asyncio.sleep(0.05)
+            assert await _holds_of(url, run_id) == 1
+            os.kill(pid, signal.SIGKILL)  # with the client still streaming: no cancellation
+    return run_id
+
+
+async def _until_failed(base_url: str, headers: dict[str, str], run_id: str) -> dict:
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
+        deadline = time.monotonic() + 30
+        while True:
+            run = (await client.get(f"/v1/agent/runs/{run_id}")).json()
+            if run["status"] != "running" or time.monotonic() > deadline:
+                deleted = await client.delete(f"/v1/agent/runs/{run_id}")
+                return run | {"delete_status": deleted.status_code}
+            await asyncio.sleep(0.1)
+
+
+def test_a_killed_workers_run_fails_when_the_next_worker_starts(
+    tmp_path: Path, database_url: str, model: WireServer
+) -> None:
+    env = cli_env(tmp_path / ".agentur", database_url) | {
+        "AGENTUR_OPENAI_COMPATIBLE_BASE_URL": model.base_url,
+        "AGENTUR_OPENAI_COMPATIBLE_MODELS": "wire-model",
+        "AGENTUR_ALLOW_UNPRICED_MODELS": "true",
+        "AGENTUR_KNOWLEDGE_WORKER_ENABLED": "false",
+        "AGENTUR_AGENT_HEARTBEAT_SECONDS": "0.5",
+        "AGENTUR_AGENT_HEARTBEAT_TIMEOUT_SECONDS": "2",
+    }
+    with serving(tmp_path, env, "worker-a") as a:
+        headers = {
+            "Authorization": f"Bearer {(tmp_path / '.agentur' / 'admin.key').read_text().strip()}"
+        }
+        run_id = asyncio.run(_kill_during_a_run(a.base_url, a.pid, headers, model, database_url))
+    with serving(tmp_path, env, "worker-b") as b:
+        run = asyncio.run(_until_failed(b.base_url, headers, run_id))
+    assert (run["status"], run["error"]) == ("failed", WORKER_STOPPED), run
+    assert run["delete_status"] == 409  # as for any finished run
+    assert asyncio.run(_holds_of(database_url, run_id)) == 0
