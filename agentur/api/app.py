@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -41,6 +42,7 @@ from agentur.knowledge.store import knowledge_store
 from agentur.observability.http_middleware import ObservabilityMiddleware
 from agentur.observability.tracing import configure_tracing
 from agentur.runtime import Runtime
+from agentur.tools.registry import ToolRegistry
 
 
 def create_app(
@@ -60,10 +62,17 @@ def create_app(
         stop_indexing = start_background_indexing(app.state.runtime) if owned else None
         # Runs a worker that died left `running` end as `failed` (at start, then periodically).
         stop_recovery = start_dead_run_recovery(app.state.runtime) if owned else None
+        # The tool modules import heavy libraries (charts, connections: 1.5 s cold); imported
+        # here in a thread, the first agent run does not stall the event loop importing them.
+        warm_tools = (
+            asyncio.create_task(asyncio.to_thread(ToolRegistry.discover)) if owned else None
+        )
         try:
             async with serve_mcp():
                 yield
         finally:
+            if warm_tools is not None:
+                await warm_tools
             if stop_recovery is not None:
                 await stop_recovery()
             if stop_indexing is not None:
