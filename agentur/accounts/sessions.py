@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, delete, select
+from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
@@ -104,10 +104,14 @@ async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
     return await _checked(db, WebSession.token_hash == hash_token(token))
 
 
-async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> SignedInSession:
+async def add_key(
+    db: AsyncSession, signed: SignedInSession, api_key: str
+) -> tuple[str, SignedInSession]:
     """Another key joins the session (replacing one of the same mandate); its mandate becomes
-    the active one. A bad key is bad input here (422), not a failed sign-in: the session
-    itself stays valid."""
+    the active one. Returns the session's new cookie token: a session gaining a mandate gets a
+    new token, so whoever knew the old one (a cookie planted in the browser by a sibling
+    subdomain, i.e. session fixation) gains nothing by it. A bad key is bad input here (422),
+    not a failed sign-in: the session itself stays valid."""
     try:
         principal = await authenticate(db, api_key)
     except AuthenticationError as error:
@@ -123,7 +127,8 @@ async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> Si
         db.add(_session_key(signed.session_id, principal))
     else:
         existing.api_key_id = principal.api_key.id
-    return await _activate(db, signed.session_id, mandate_id)
+    changed = await _activate(db, signed.session_id, mandate_id)
+    return await _new_token(db, signed.session_id), changed
 
 
 async def switch_mandate(
@@ -147,6 +152,14 @@ async def _activate(db: AsyncSession, session_id: str, mandate_id: str) -> Signe
     row.active_mandate_id = mandate_id
     await db.flush()
     return await _checked(db, WebSession.id == session_id)
+
+
+async def _new_token(db: AsyncSession, session_id: str) -> str:
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    await db.execute(
+        update(WebSession).where(WebSession.id == session_id).values(token_hash=hash_token(token))
+    )
+    return token
 
 
 def _session_key(session_id: str, principal: Principal) -> WebSessionKey:

@@ -133,6 +133,7 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     assert added.json()["mandate_id"] == bob.mandate_id
     assert sorted(item["name"] for item in added.json()["mandates"]) == ["acme", "globex"]
     assert (await client.get("/v1/me")).json()["mandate_id"] == bob.mandate_id
+    csrf = {"X-CSRF-Token": added.json()["csrf_token"]}  # a new cookie, a new token
 
     switched = await client.put(
         "/v1/sessions/current/mandate", json={"mandate_id": alice.mandate_id}, headers=csrf
@@ -153,6 +154,35 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     # a bad key in the form is bad input; the session itself goes on
     assert_problem(bad_key, 422, "api_key: invalid, expired or revoked API key")
     assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
+
+
+async def test_adding_a_key_gives_the_session_a_new_cookie(
+    two_clients: tuple[httpx.AsyncClient, ...], tenants: Tenants, runtime: Runtime
+) -> None:
+    """Session fixation: an attacker plants the cookie of their own session in a victim's
+    browser (a sibling subdomain can set it); the victim adds a key of their mandate. The
+    planted cookie must not then reach the victim's mandate."""
+    victim_browser, attacker = two_clients
+    mallory = await tenants.member("evilcorp")
+    alice = await tenants.member("acme")
+    await sign_in(attacker, mallory)
+    planted = attacker.cookies[COOKIE]
+    victim_browser.cookies.set(COOKIE, planted, domain="agentur.test")
+    old_csrf = (await victim_browser.get("/v1/sessions/current")).json()["csrf_token"]
+    added = await victim_browser.post(
+        "/v1/sessions/current/keys", json={"api_key": alice.key}, headers={"X-CSRF-Token": old_csrf}
+    )
+    assert added.status_code == 200, added.text
+    fresh = victim_browser.cookies[COOKIE]
+    assert fresh != planted
+    assert added.json()["csrf_token"] != old_csrf
+    # the new cookie keeps the session's expiry (a second may have passed meanwhile)
+    max_age = runtime.settings.session_max_age_seconds
+    set_cookie = added.headers["set-cookie"]
+    assert f"Max-Age={max_age}" in set_cookie or f"Max-Age={max_age - 1}" in set_cookie
+    assert (await victim_browser.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
+    assert_problem(await attacker.get("/v1/me"), 401, "sign in again")
+    assert await session_count(runtime) == 1
 
 
 async def test_a_revoked_key_ends_its_sessions_on_the_next_request(

@@ -17,6 +17,7 @@ from agentur.accounts.sessions import SignedInSession
 from agentur.api.dependencies import SESSION_COOKIE, ContextDep, RuntimeDep, SessionDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import AuthenticationError, ForbiddenError
+from agentur.storage.models import utc_now
 
 router = APIRouter(prefix="/sessions", tags=["sessions"], responses=AUTHENTICATED)
 MAX_KEY_LENGTH = 200  # far above a real key (`agt_` + 16 + 43 characters)
@@ -78,6 +79,18 @@ def _check_origin(request: Request) -> None:
         )
 
 
+def _set_cookie(request: Request, response: Response, token: str, max_age: int) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def sign_in(
     body: SignIn, request: Request, response: Response, runtime: RuntimeDep, db: SessionDep
@@ -89,15 +102,7 @@ async def sign_in(
         db, body.api_key, timedelta(seconds=max_age), request.cookies.get(SESSION_COOKIE)
     )
     await db.commit()
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=max_age,
-        path="/",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    _set_cookie(request, response, token, max_age)
     return _out(signed, token)
 
 
@@ -110,12 +115,16 @@ async def current_session(request: Request, context: ContextDep) -> SessionOut:
 
 @router.post("/current/keys")
 async def add_session_key(
-    body: SignIn, request: Request, db: SessionDep, context: ContextDep
+    body: SignIn, request: Request, response: Response, db: SessionDep, context: ContextDep
 ) -> SessionOut:
-    """Another mandate's key joins the session, and its mandate becomes the active one."""
-    signed, token = _current(request)
-    changed = await sessions.add_key(db, signed, body.api_key)
+    """Another mandate's key joins the session, and its mandate becomes the active one.
+    The session gets a new cookie (and so a new CSRF token): the old one stops working."""
+    signed, _ = _current(request)
+    token, changed = await sessions.add_key(db, signed, body.api_key)
     await db.commit()
+    # a rotated token keeps the session's expiry
+    remaining = round((changed.expires_at - utc_now()).total_seconds())
+    _set_cookie(request, response, token, max(0, remaining))
     return _out(changed, token)
 
 
