@@ -205,6 +205,12 @@ function wire() {
       }
     }),
   );
+  // The hash is the router's: following the skip link's `#main` would leave the screen for
+  // "not found". It moves the focus only.
+  element("skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    element("main").focus();
+  });
   window.addEventListener("hashchange", () => show({ focus: true }));
 }
 
