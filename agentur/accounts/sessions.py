@@ -66,7 +66,9 @@ def csrf_token_for(token: str) -> str:
 
 
 def csrf_matches(token: str, sent: str | None) -> bool:
-    return hmac.compare_digest(csrf_token_for(token), sent or "")
+    # as bytes: a header may carry any latin-1 text, and compare_digest raises on non-ASCII str
+    expected = csrf_token_for(token).encode()
+    return hmac.compare_digest(expected, (sent or "").encode("utf-8", "surrogateescape"))
 
 
 async def open_session(

@@ -94,6 +94,19 @@ async def test_unsafe_requests_need_the_csrf_token(
     assert [item["name"] for item in (await client.get("/v1/folders")).json()] == ["Offers"]
 
 
+async def test_a_csrf_header_outside_ascii_is_refused_not_a_server_error(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    await sign_in(client, alice)
+    # HTTP header bytes arrive as latin-1 text; hmac.compare_digest refuses non-ASCII str
+    for sent in (b"\xe9t\xe9", "é".encode()):
+        response = await client.post(
+            "/v1/folders", json={"name": "x"}, headers={"X-CSRF-Token": sent}
+        )
+        assert_problem(response, 403, "X-CSRF-Token")
+
+
 async def test_cookie_is_secure_over_https(runtime: Runtime, tenants: Tenants) -> None:
     alice = await tenants.member("acme")
     transport = httpx.ASGITransport(app=create_app(runtime=runtime))
