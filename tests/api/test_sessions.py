@@ -303,3 +303,26 @@ async def test_sessions_are_separate(
         "/v1/folders", json={"name": "x"}, headers={"X-CSRF-Token": second_csrf}
     )
     assert_problem(crossed, 403, "X-CSRF-Token")
+
+
+async def test_a_cookie_outside_v1_needs_csrf_too_and_never_opens_mcp(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
+    """/openai/v1 shares the REST API's authentication: a cookie works there only with the
+    CSRF token on POST. /mcp takes a bearer key alone: a cookie gets nothing."""
+    alice = await tenants.member("acme")
+    csrf = (await sign_in(client, alice))["csrf_token"]
+    completion = {"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]}
+    refused = await client.post("/openai/v1/chat/completions", json=completion)
+    assert refused.status_code == 403, refused.text
+    assert "X-CSRF-Token" in refused.json()["error"]["message"]
+    with_token = await client.post(
+        "/openai/v1/chat/completions", json=completion, headers={"X-CSRF-Token": csrf}
+    )
+    assert with_token.status_code == 404, with_token.text  # past authentication: no such model
+    mcp = await client.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"X-CSRF-Token": csrf, "Accept": "application/json, text/event-stream"},
+    )
+    assert_problem(mcp, 401, "Bearer")
