@@ -107,13 +107,34 @@ async def test_a_csrf_header_outside_ascii_is_refused_not_a_server_error(
         assert_problem(response, 403, "X-CSRF-Token")
 
 
-async def test_cookie_is_secure_over_https(runtime: Runtime, tenants: Tenants) -> None:
+async def test_over_https_the_cookie_is_secure_and_host_only(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """`__Host-`: the browser takes the cookie only Secure, Path=/, without Domain and from
+    this host, so a sibling subdomain can neither plant nor overwrite it (cookie tossing)."""
     alice = await tenants.member("acme")
+    mallory = await tenants.member("evilcorp")
     transport = httpx.ASGITransport(app=create_app(runtime=runtime))
     async with httpx.AsyncClient(transport=transport, base_url="https://agentur.test") as client:
         response = await client.post("/v1/sessions", json={"api_key": alice.key})
-    assert response.status_code == 201, response.text
-    assert "secure" in response.headers["set-cookie"].lower()
+        assert response.status_code == 201, response.text
+        set_cookie = response.headers["set-cookie"]
+        assert set_cookie.startswith(f"__Host-{COOKIE}=")
+        attributes = {part.strip().lower() for part in set_cookie.split(";")}
+        assert {"secure", "path=/", "httponly"} <= attributes
+        assert not any(part.startswith("domain") for part in attributes)
+        assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
+        csrf = {"X-CSRF-Token": response.json()["csrf_token"]}
+        signed_out = await client.delete("/v1/sessions/current", headers=csrf)
+        assert signed_out.status_code == 204, signed_out.text
+        assert signed_out.headers["set-cookie"].startswith(f"__Host-{COOKIE}=")
+        assert "secure" in signed_out.headers["set-cookie"].lower()
+        # a plainly named cookie, as a sibling subdomain could set one, is not read
+        await sign_in(client, mallory)
+        planted = client.cookies[f"__Host-{COOKIE}"]
+        client.cookies.clear()
+        client.cookies.set(COOKIE, planted, domain="agentur.test")
+        assert_problem(await client.get("/v1/me"), 401, "POST /v1/sessions")
 
 
 async def test_another_sites_page_cannot_sign_a_browser_in(
