@@ -80,7 +80,8 @@ async def _principal(
             "send an API key as 'Authorization: Bearer <key>' (or sign in: POST /v1/sessions)"
         )
     try:
-        signed = await resume_session(session, cookie)
+        # X-Mandate: the mandate the app's tab shows (see resume_session)
+        signed = await resume_session(session, cookie, request.headers.get("x-mandate") or None)
     except AuthenticationError:
         await session.commit()  # an ended session (key revoked, expired) stays deleted
         raise

@@ -167,7 +167,6 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     assert added.json()["mandate_id"] == bob.mandate_id
     assert sorted(item["name"] for item in added.json()["mandates"]) == ["acme", "globex"]
     assert (await client.get("/v1/me")).json()["mandate_id"] == bob.mandate_id
-    csrf = {"X-CSRF-Token": added.json()["csrf_token"]}  # a new cookie, a new token
 
     switched = await client.put(
         "/v1/sessions/current/mandate", json={"mandate_id": alice.mandate_id}, headers=csrf
@@ -190,33 +189,36 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
 
 
-async def test_adding_a_key_gives_the_session_a_new_cookie(
-    two_clients: tuple[httpx.AsyncClient, ...], tenants: Tenants, runtime: Runtime
+async def test_each_tab_acts_in_the_mandate_it_names(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
 ) -> None:
-    """Session fixation: an attacker plants the cookie of their own session in a victim's
-    browser (a sibling subdomain can set it); the victim adds a key of their mandate. The
-    planted cookie must not then reach the victim's mandate."""
-    victim_browser, attacker = two_clients
-    mallory = await tenants.member("evilcorp")
+    """The active mandate is the session's, shared by the browser's tabs: a tab still showing
+    acme after another tab switched to globex names acme (X-Mandate) and stays in acme."""
     alice = await tenants.member("acme")
-    await sign_in(attacker, mallory)
-    planted = attacker.cookies[COOKIE]
-    victim_browser.cookies.set(COOKIE, planted, domain="agentur.test")
-    old_csrf = (await victim_browser.get("/v1/sessions/current")).json()["csrf_token"]
-    added = await victim_browser.post(
-        "/v1/sessions/current/keys", json={"api_key": alice.key}, headers={"X-CSRF-Token": old_csrf}
+    bob = await tenants.member("globex")
+    outsider = await tenants.member("initech")
+    csrf = (await sign_in(client, alice))["csrf_token"]
+    added = await client.post(
+        "/v1/sessions/current/keys", json={"api_key": bob.key}, headers={"X-CSRF-Token": csrf}
     )
-    assert added.status_code == 200, added.text
-    fresh = victim_browser.cookies[COOKIE]
-    assert fresh != planted
-    assert added.json()["csrf_token"] != old_csrf
-    # the new cookie keeps the session's expiry (a second may have passed meanwhile)
-    max_age = runtime.settings.session_max_age_seconds
-    set_cookie = added.headers["set-cookie"]
-    assert f"Max-Age={max_age}" in set_cookie or f"Max-Age={max_age - 1}" in set_cookie
-    assert (await victim_browser.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
-    assert_problem(await attacker.get("/v1/me"), 401, "sign in again")
+    assert added.json()["mandate_id"] == bob.mandate_id  # "the other tab" switched
+    acme_tab = {"X-CSRF-Token": csrf, "X-Mandate": alice.mandate_id}
+    created = await client.post("/v1/folders", json={"name": "Acme only"}, headers=acme_tab)
+    assert created.status_code == 201, created.text
+    acme_folders = await client.get("/v1/folders", headers=acme_tab)
+    assert [item["name"] for item in acme_folders.json()] == ["Acme only"]
+    assert (await client.get("/v1/folders")).json() == []  # globex, the session's active one
+    assert (await client.get("/v1/me", headers=acme_tab)).json()["mandate_id"] == alice.mandate_id
+    current = await client.get("/v1/sessions/current", headers=acme_tab)
+    assert current.json()["mandate_id"] == alice.mandate_id
+    # a mandate whose key the session does not hold is refused; the session goes on
+    foreign = await client.get("/v1/me", headers={"X-Mandate": outsider.mandate_id})
+    assert_problem(foreign, 403, "X-Mandate", outsider.mandate_id)
+    assert (await client.get("/v1/me")).json()["mandate_id"] == bob.mandate_id
     assert await session_count(runtime) == 1
+    # a bearer key is bound to its mandate: the header changes nothing there
+    bearer = await client.get("/v1/me", headers={**outsider.headers, "X-Mandate": bob.mandate_id})
+    assert bearer.json()["mandate_id"] == outsider.mandate_id
 
 
 async def test_a_revoked_key_ends_its_sessions_on_the_next_request(

@@ -22,7 +22,6 @@ from agentur.api.dependencies import (
 )
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import AuthenticationError, ForbiddenError
-from agentur.storage.models import utc_now
 
 router = APIRouter(prefix="/sessions", tags=["sessions"], responses=AUTHENTICATED)
 MAX_KEY_LENGTH = 200  # far above a real key (`agt_` + 16 + 43 characters)
@@ -123,16 +122,12 @@ async def current_session(request: Request, context: ContextDep) -> SessionOut:
 
 @router.post("/current/keys")
 async def add_session_key(
-    body: SignIn, request: Request, response: Response, db: SessionDep, context: ContextDep
+    body: SignIn, request: Request, db: SessionDep, context: ContextDep
 ) -> SessionOut:
-    """Another mandate's key joins the session, and its mandate becomes the active one.
-    The session gets a new cookie (and so a new CSRF token): the old one stops working."""
-    signed, _ = _current(request)
-    token, changed = await sessions.add_key(db, signed, body.api_key)
+    """Another mandate's key joins the session, and its mandate becomes the active one."""
+    signed, token = _current(request)
+    changed = await sessions.add_key(db, signed, body.api_key)
     await db.commit()
-    # a rotated token keeps the session's expiry
-    remaining = round((changed.expires_at - utc_now()).total_seconds())
-    _set_cookie(request, response, token, max(0, remaining))
     return _out(changed, token)
 
 

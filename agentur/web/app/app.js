@@ -19,6 +19,7 @@ const shellT = translator(shellTexts);
 const session = createSession();
 const api = createApi({
   csrfToken: () => session.csrfToken(),
+  mandate: () => session.mandate()?.id ?? null,
   language,
   // The session ended on the server (signed out elsewhere, expired, key revoked).
   onUnauthorized: () => {
