@@ -26,7 +26,12 @@ from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
-from agentur.errors import AuthenticationError, InvalidInputError, NotFoundError
+from agentur.errors import (
+    AuthenticationError,
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+)
 from agentur.storage.models import (
     ApiKey,
     Mandate,
@@ -66,7 +71,9 @@ def csrf_token_for(token: str) -> str:
 
 
 def csrf_matches(token: str, sent: str | None) -> bool:
-    return hmac.compare_digest(csrf_token_for(token), sent or "")
+    # as bytes: a header may carry any latin-1 text, and compare_digest raises on non-ASCII str
+    expected = csrf_token_for(token).encode()
+    return hmac.compare_digest(expected, (sent or "").encode("utf-8", "surrogateescape"))
 
 
 async def open_session(
@@ -96,18 +103,29 @@ async def open_session(
     return token, await _checked(db, WebSession.id == row.id)
 
 
-async def resume_session(db: AsyncSession, token: str) -> SignedInSession:
-    """The session the cookie names, every key re-checked.
+async def resume_session(
+    db: AsyncSession, token: str, mandate_id: str | None = None
+) -> SignedInSession:
+    """The session the cookie names, every key re-checked, acting in `mandate_id` (one the
+    session holds a key of) or else in the session's active mandate.
+
+    The app names its mandate on every request: the active mandate is the session's, shared by
+    all tabs of the browser, and a tab still showing mandate A after another tab switched to B
+    must not upload into B. A mandate without its key in the session is refused (403).
 
     A session that expired, or whose keys are not all usable any more, is deleted here and
     AuthenticationError raised: the caller commits before answering so the delete holds."""
-    return await _checked(db, WebSession.token_hash == hash_token(token))
+    return await _checked(db, WebSession.token_hash == hash_token(token), mandate_id)
 
 
 async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> SignedInSession:
     """Another key joins the session (replacing one of the same mandate); its mandate becomes
     the active one. A bad key is bad input here (422), not a failed sign-in: the session
-    itself stays valid."""
+    itself stays valid.
+
+    The cookie's token stays: a new one would void the CSRF token of the browser's other tabs.
+    Over https the `__Host-` cookie cannot be planted by a sibling subdomain, so a session
+    gaining a mandate cannot have been fixed by someone else."""
     try:
         principal = await authenticate(db, api_key)
     except AuthenticationError as error:
@@ -157,8 +175,11 @@ def _session_key(session_id: str, principal: Principal) -> WebSessionKey:
     )
 
 
-async def _checked(db: AsyncSession, which: ColumnElement[bool]) -> SignedInSession:
-    """The session `which` selects with all its keys, in one query (it runs on every request)."""
+async def _checked(
+    db: AsyncSession, which: ColumnElement[bool], mandate_id: str | None = None
+) -> SignedInSession:
+    """The session `which` selects with all its keys, in one query (it runs on every request),
+    acting in `mandate_id` if given, else in its active mandate."""
     rows = (
         await db.execute(
             select(WebSession, ApiKey, User, Membership, Mandate.name)
@@ -186,21 +207,26 @@ async def _checked(db: AsyncSession, which: ColumnElement[bool]) -> SignedInSess
         membership is None or not key_is_usable(key, user) for key, user, membership, _ in keys
     ):
         failure = AuthenticationError("a key of this session was revoked or expired: sign in again")
+    wanted = mandate_id or row.active_mandate_id
     active = next(
         (
             Principal(user=user, membership=membership, api_key=key)
             for key, user, membership, _ in keys
-            if key.mandate_id == row.active_mandate_id
+            if key.mandate_id == wanted
         ),
         None,
     )
-    if failure is None and active is None:
+    if failure is None and active is None and mandate_id is None:
         failure = AuthenticationError("the session holds no key of its mandate: sign in again")
-    if failure is not None or active is None:
+    if failure is not None:
         # a statement, not session.delete(row): concurrent requests of the same browser
         # may end the same session at once, and the later finds nothing to delete
         await db.execute(delete(WebSession).where(WebSession.id == row.id))
-        raise failure or AuthenticationError("sign in again")
+        raise failure
+    if active is None:  # a mandate the session holds no key of: refused, the session goes on
+        raise ForbiddenError(
+            f"X-Mandate: this session holds no key of mandate {mandate_id}: add one of its keys"
+        )
     note_use(active.api_key)
     return SignedInSession(
         session_id=row.id,

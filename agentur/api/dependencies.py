@@ -27,6 +27,9 @@ from agentur.workspace.folders import FolderService
 
 TRUE_VALUES = {"1", "true", "yes", "on"}
 SESSION_COOKIE = "agentur_session"
+# Over https the cookie is `__Host-` prefixed: browsers then accept it only Secure, for Path=/
+# and from this very host, so a sibling subdomain cannot plant or overwrite it (cookie tossing).
+SECURE_SESSION_COOKIE = f"__Host-{SESSION_COOKIE}"
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
@@ -56,6 +59,10 @@ bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: B
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
+def session_cookie_name(request: Request) -> str:
+    return SECURE_SESSION_COOKIE if request.url.scheme == "https" else SESSION_COOKIE
+
+
 def bearer_token(credentials: HTTPAuthorizationCredentials | None) -> str:
     return credentials.credentials.strip() if credentials else ""
 
@@ -67,13 +74,14 @@ async def _principal(
     token = bearer_token(credentials)
     if token:
         return await authenticate(session, token)
-    cookie = request.cookies.get(SESSION_COOKIE)
+    cookie = request.cookies.get(session_cookie_name(request))
     if not cookie:
         raise AuthenticationError(
             "send an API key as 'Authorization: Bearer <key>' (or sign in: POST /v1/sessions)"
         )
     try:
-        signed = await resume_session(session, cookie)
+        # X-Mandate: the mandate the app's tab shows (see resume_session)
+        signed = await resume_session(session, cookie, request.headers.get("x-mandate") or None)
     except AuthenticationError:
         await session.commit()  # an ended session (key revoked, expired) stays deleted
         raise

@@ -28,6 +28,10 @@ from agentur.json_numbers import JsonInt
 LANGUAGES = ("en", "de", "fr", "it", "es")
 Language = Literal["en", "de", "fr", "it", "es"]
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+# A web origin as browsers send it in `Origin`: scheme, host, optional port (a trailing slash
+# is tolerated). Not "null" (sent by any sandboxed frame or file: page, so listing it would
+# open the key to every site), not "*", no path.
+ORIGIN_PATTERN = r"^[hH][tT][tT][pP][sS]?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$"
 MAX_NUMBER = 1e15  # bounds of a flow's number validation
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -294,9 +298,24 @@ class AssistantDefinition(Strict):
     help_desks: list[HelpDesk] = Field(default_factory=list, max_length=50)
     api_catalog: ApiCatalog | None = None
     preflight_thresholds: PreflightThresholds = Field(default_factory=PreflightThresholds)
-    allowed_origins: list[str] = Field(
-        default_factory=list, max_length=100, description="CORS for visitors"
+    allowed_origins: list[
+        Annotated[str, Field(max_length=300, json_schema_extra={"pattern": ORIGIN_PATTERN})]
+    ] = Field(
+        default_factory=list,
+        max_length=100,
+        description="CORS for visitors: web origins such as https://shop.example",
     )
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _web_origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if not re.fullmatch(ORIGIN_PATTERN, origin):  # fullmatch: no "\n" after `$`
+                raise ValueError(
+                    f"{origin!r} is not a web origin: write scheme, host and port only, "
+                    "e.g. https://shop.example ('null' and '*' would admit every site)"
+                )
+        return origins
 
     @model_validator(mode="after")
     def _references(self) -> AssistantDefinition:

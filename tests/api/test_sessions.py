@@ -94,13 +94,47 @@ async def test_unsafe_requests_need_the_csrf_token(
     assert [item["name"] for item in (await client.get("/v1/folders")).json()] == ["Offers"]
 
 
-async def test_cookie_is_secure_over_https(runtime: Runtime, tenants: Tenants) -> None:
+async def test_a_csrf_header_outside_ascii_is_refused_not_a_server_error(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
     alice = await tenants.member("acme")
+    await sign_in(client, alice)
+    # HTTP header bytes arrive as latin-1 text; hmac.compare_digest refuses non-ASCII str
+    for sent in (b"\xe9t\xe9", "é".encode()):
+        response = await client.post(
+            "/v1/folders", json={"name": "x"}, headers={"X-CSRF-Token": sent}
+        )
+        assert_problem(response, 403, "X-CSRF-Token")
+
+
+async def test_over_https_the_cookie_is_secure_and_host_only(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """`__Host-`: the browser takes the cookie only Secure, Path=/, without Domain and from
+    this host, so a sibling subdomain can neither plant nor overwrite it (cookie tossing)."""
+    alice = await tenants.member("acme")
+    mallory = await tenants.member("evilcorp")
     transport = httpx.ASGITransport(app=create_app(runtime=runtime))
     async with httpx.AsyncClient(transport=transport, base_url="https://agentur.test") as client:
         response = await client.post("/v1/sessions", json={"api_key": alice.key})
-    assert response.status_code == 201, response.text
-    assert "secure" in response.headers["set-cookie"].lower()
+        assert response.status_code == 201, response.text
+        set_cookie = response.headers["set-cookie"]
+        assert set_cookie.startswith(f"__Host-{COOKIE}=")
+        attributes = {part.strip().lower() for part in set_cookie.split(";")}
+        assert {"secure", "path=/", "httponly"} <= attributes
+        assert not any(part.startswith("domain") for part in attributes)
+        assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
+        csrf = {"X-CSRF-Token": response.json()["csrf_token"]}
+        signed_out = await client.delete("/v1/sessions/current", headers=csrf)
+        assert signed_out.status_code == 204, signed_out.text
+        assert signed_out.headers["set-cookie"].startswith(f"__Host-{COOKIE}=")
+        assert "secure" in signed_out.headers["set-cookie"].lower()
+        # a plainly named cookie, as a sibling subdomain could set one, is not read
+        await sign_in(client, mallory)
+        planted = client.cookies[f"__Host-{COOKIE}"]
+        client.cookies.clear()
+        client.cookies.set(COOKIE, planted, domain="agentur.test")
+        assert_problem(await client.get("/v1/me"), 401, "POST /v1/sessions")
 
 
 async def test_another_sites_page_cannot_sign_a_browser_in(
@@ -153,6 +187,38 @@ async def test_mandate_switcher_holds_only_mandates_whose_key_was_signed_in(
     # a bad key in the form is bad input; the session itself goes on
     assert_problem(bad_key, 422, "api_key: invalid, expired or revoked API key")
     assert (await client.get("/v1/me")).json()["mandate_id"] == alice.mandate_id
+
+
+async def test_each_tab_acts_in_the_mandate_it_names(
+    client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
+) -> None:
+    """The active mandate is the session's, shared by the browser's tabs: a tab still showing
+    acme after another tab switched to globex names acme (X-Mandate) and stays in acme."""
+    alice = await tenants.member("acme")
+    bob = await tenants.member("globex")
+    outsider = await tenants.member("initech")
+    csrf = (await sign_in(client, alice))["csrf_token"]
+    added = await client.post(
+        "/v1/sessions/current/keys", json={"api_key": bob.key}, headers={"X-CSRF-Token": csrf}
+    )
+    assert added.json()["mandate_id"] == bob.mandate_id  # "the other tab" switched
+    acme_tab = {"X-CSRF-Token": csrf, "X-Mandate": alice.mandate_id}
+    created = await client.post("/v1/folders", json={"name": "Acme only"}, headers=acme_tab)
+    assert created.status_code == 201, created.text
+    acme_folders = await client.get("/v1/folders", headers=acme_tab)
+    assert [item["name"] for item in acme_folders.json()] == ["Acme only"]
+    assert (await client.get("/v1/folders")).json() == []  # globex, the session's active one
+    assert (await client.get("/v1/me", headers=acme_tab)).json()["mandate_id"] == alice.mandate_id
+    current = await client.get("/v1/sessions/current", headers=acme_tab)
+    assert current.json()["mandate_id"] == alice.mandate_id
+    # a mandate whose key the session does not hold is refused; the session goes on
+    foreign = await client.get("/v1/me", headers={"X-Mandate": outsider.mandate_id})
+    assert_problem(foreign, 403, "X-Mandate", outsider.mandate_id)
+    assert (await client.get("/v1/me")).json()["mandate_id"] == bob.mandate_id
+    assert await session_count(runtime) == 1
+    # a bearer key is bound to its mandate: the header changes nothing there
+    bearer = await client.get("/v1/me", headers={**outsider.headers, "X-Mandate": bob.mandate_id})
+    assert bearer.json()["mandate_id"] == outsider.mandate_id
 
 
 async def test_a_revoked_key_ends_its_sessions_on_the_next_request(
@@ -260,3 +326,26 @@ async def test_sessions_are_separate(
         "/v1/folders", json={"name": "x"}, headers={"X-CSRF-Token": second_csrf}
     )
     assert_problem(crossed, 403, "X-CSRF-Token")
+
+
+async def test_a_cookie_outside_v1_needs_csrf_too_and_never_opens_mcp(
+    client: httpx.AsyncClient, tenants: Tenants
+) -> None:
+    """/openai/v1 shares the REST API's authentication: a cookie works there only with the
+    CSRF token on POST. /mcp takes a bearer key alone: a cookie gets nothing."""
+    alice = await tenants.member("acme")
+    csrf = (await sign_in(client, alice))["csrf_token"]
+    completion = {"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]}
+    refused = await client.post("/openai/v1/chat/completions", json=completion)
+    assert refused.status_code == 403, refused.text
+    assert "X-CSRF-Token" in refused.json()["error"]["message"]
+    with_token = await client.post(
+        "/openai/v1/chat/completions", json=completion, headers={"X-CSRF-Token": csrf}
+    )
+    assert with_token.status_code == 404, with_token.text  # past authentication: no such model
+    mcp = await client.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"X-CSRF-Token": csrf, "Accept": "application/json, text/event-stream"},
+    )
+    assert_problem(mcp, 401, "Bearer")

@@ -16,7 +16,11 @@ async def test_shell_page_has_a_strict_content_security_policy(client: httpx.Asy
     policy = response.headers["content-security-policy"]
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+    for directive in ("object-src 'none'", "base-uri 'none'", "form-action 'self'"):
+        assert directive in policy
+    assert "require-trusted-types-for 'script'" in policy and "trusted-types 'none'" in policy
     assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "no-referrer"
     assert '<html lang="en">' in response.text
     assert '<script type="module" src="/app/app.js">' in response.text
     assert "<script>" not in response.text  # no inline script: the CSP would refuse it

@@ -118,3 +118,22 @@ async def test_origin_rules_apply_to_visitor_keys_only(
         base, headers={"Origin": EVIL, "Access-Control-Request-Method": "POST"}
     )
     assert "access-control-allow-origin" not in preflight.headers
+
+
+async def test_only_web_origins_can_be_allowed(client: httpx.AsyncClient, tenants: Tenants) -> None:
+    """ "null" is what every sandboxed frame and file: page sends: listing it would hand the
+    publishable key to any site. "*", paths and other schemes are no origins either."""
+    admin = await tenants.member()
+    for bad in ("null", "*", "https://shop.example/widget", "javascript:alert(1)", SHOP + "\n"):
+        response = await client.post(
+            "/v1/assistants", json=shop_definition(allowed_origins=[bad]), headers=admin.headers
+        )
+        assert response.status_code == 422, (bad, response.text)
+        assert "allowed_origins" in response.json()["detail"], bad
+        assert "not a web origin" in response.json()["detail"], bad
+    good = ["https://Shop.Example/", "http://localhost:8080", "https://[::1]:8443"]
+    created = await client.post(
+        "/v1/assistants", json=shop_definition(allowed_origins=good), headers=admin.headers
+    )
+    assert created.status_code == 201, created.text
+    assert created.json()["allowed_origins"] == good

@@ -14,7 +14,12 @@ from pydantic import BaseModel, Field
 
 from agentur.accounts import sessions
 from agentur.accounts.sessions import SignedInSession
-from agentur.api.dependencies import SESSION_COOKIE, ContextDep, RuntimeDep, SessionDep
+from agentur.api.dependencies import (
+    ContextDep,
+    RuntimeDep,
+    SessionDep,
+    session_cookie_name,
+)
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import AuthenticationError, ForbiddenError
 
@@ -78,6 +83,18 @@ def _check_origin(request: Request) -> None:
         )
 
 
+def _set_cookie(request: Request, response: Response, token: str, max_age: int) -> None:
+    response.set_cookie(
+        session_cookie_name(request),
+        token,
+        max_age=max_age,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def sign_in(
     body: SignIn, request: Request, response: Response, runtime: RuntimeDep, db: SessionDep
@@ -86,18 +103,13 @@ async def sign_in(
     _check_origin(request)
     max_age = runtime.settings.session_max_age_seconds
     token, signed = await sessions.open_session(
-        db, body.api_key, timedelta(seconds=max_age), request.cookies.get(SESSION_COOKIE)
+        db,
+        body.api_key,
+        timedelta(seconds=max_age),
+        request.cookies.get(session_cookie_name(request)),
     )
     await db.commit()
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=max_age,
-        path="/",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    _set_cookie(request, response, token, max_age)
     return _out(signed, token)
 
 
@@ -138,4 +150,10 @@ async def sign_out(
     signed, _ = _current(request)
     await sessions.end_session(db, signed.session_id)
     await db.commit()
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    response.delete_cookie(
+        session_cookie_name(request),
+        path="/",
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )

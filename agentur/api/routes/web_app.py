@@ -2,8 +2,8 @@
 
 Static files from the package (no build step, no Node at run time). Every answer carries a
 strict Content-Security-Policy: scripts, styles and connections only from this origin, no
-inline script, no framing by other sites; `blob:` frames let the Files screen preview a PDF
-the app fetched itself."""
+inline script, no framing by other sites, no HTML sink fed a string (Trusted Types); `blob:`
+frames let the Files screen preview a PDF the app fetched itself."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "base-uri 'none'",
         "form-action 'self'",
         "frame-ancestors 'none'",
+        # Trusted Types with no policy: the browser itself refuses any string handed to an
+        # HTML or script sink (innerHTML, insertAdjacentHTML, script.src, ...), so markup from
+        # data cannot slip in even where a future change forgets textContent.
+        "require-trusted-types-for 'script'",
+        "trusted-types 'none'",
     ]
 )
 SECURITY_HEADERS = {

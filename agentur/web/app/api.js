@@ -1,6 +1,6 @@
 // The app's one door to the API: JSON over fetch, uploads with progress, server-sent events.
-// Every request carries the session cookie (same origin), the browser's time zone and the UI
-// language; every unsafe one also carries the session's CSRF token.
+// Every request carries the session cookie (same origin), the tab's mandate, the browser's
+// time zone and the UI language; every unsafe one also carries the session's CSRF token.
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -28,7 +28,8 @@ async function errorFrom(response) {
   return new ApiError(response.status, body?.title || response.statusText, body?.detail || "", body);
 }
 
-// session: { csrfToken(): string|null, language(): string, onUnauthorized(error): void }
+// session: { csrfToken(): string|null, mandate(): string|null, language(): string,
+//            onUnauthorized(error): void }
 export function createApi(session) {
   function headers(method, extra = {}) {
     const result = {
@@ -38,6 +39,9 @@ export function createApi(session) {
     };
     const csrf = session.csrfToken();
     if (UNSAFE.has(method) && csrf) result["X-CSRF-Token"] = csrf;
+    // The mandate this tab shows: the session's active one may have been switched in another tab.
+    const mandate = session.mandate?.();
+    if (mandate) result["X-Mandate"] = mandate;
     return result;
   }
 

@@ -19,6 +19,7 @@ const shellT = translator(shellTexts);
 const session = createSession();
 const api = createApi({
   csrfToken: () => session.csrfToken(),
+  mandate: () => session.mandate()?.id ?? null,
   language,
   // The session ended on the server (signed out elsewhere, expired, key revoked).
   onUnauthorized: () => {
@@ -205,6 +206,12 @@ function wire() {
       }
     }),
   );
+  // The hash is the router's: following the skip link's `#main` would leave the screen for
+  // "not found". It moves the focus only.
+  element("skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    element("main").focus();
+  });
   window.addEventListener("hashchange", () => show({ focus: true }));
 }
 

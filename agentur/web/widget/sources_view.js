@@ -6,7 +6,7 @@ import { el, safeHref } from "./dom.js";
 function sourceName(source, t) {
   if (source.kind === "faq") return t("faq_source", { question: source.question });
   const parts = [source.file, source.section].filter(Boolean);
-  if (source.page) parts.push(`p. ${source.page}`);
+  if (source.page) parts.push(t("page", { page: source.page }));
   return parts.join(" › ") || source.title || source.url || "";
 }
 

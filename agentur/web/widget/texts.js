@@ -16,6 +16,7 @@ const TEXTS = {
     thinking: "Denke nach …",
     thinking_done: "Gedankengang anzeigen ({count})",
     sources: "Quellen",
+    page: "S. {page}",
     faq_source: "Häufige Frage: {question}",
     choices: "Antwortmöglichkeiten",
     contact: "Kontakt: {desk}",
@@ -47,6 +48,7 @@ const TEXTS = {
     thinking: "Réflexion …",
     thinking_done: "Afficher le raisonnement ({count})",
     sources: "Sources",
+    page: "p. {page}",
     faq_source: "Question fréquente : {question}",
     choices: "Réponses possibles",
     contact: "Contact : {desk}",
@@ -78,6 +80,7 @@ const TEXTS = {
     thinking: "Sto pensando …",
     thinking_done: "Mostra il ragionamento ({count})",
     sources: "Fonti",
+    page: "pag. {page}",
     faq_source: "Domanda frequente: {question}",
     choices: "Risposte possibili",
     contact: "Contatto: {desk}",
@@ -109,6 +112,7 @@ const TEXTS = {
     thinking: "Thinking …",
     thinking_done: "Show thinking ({count})",
     sources: "Sources",
+    page: "p. {page}",
     faq_source: "FAQ: {question}",
     choices: "Possible answers",
     contact: "Contact: {desk}",
@@ -138,6 +142,8 @@ export function chooseLanguage(override, browserLanguages) {
   }
   return "en";
 }
+
+export { TEXTS as texts }; // for the check that every text exists in all four languages
 
 /** t(key, vars): the text in `language` with {name} placeholders filled (fallback en). */
 export function translator(language) {
