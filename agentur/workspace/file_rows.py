@@ -6,10 +6,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import delete, select
+from sqlalchemy import ScalarSelect, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.storage.models import File, FileTag
+
+# Tags never contain control characters (file_attributes.TAG_PATTERN), so this one joins them.
+TAG_SEPARATOR = "\x1f"
+
+
+def joined_tags() -> ScalarSelect[str | None]:
+    """A column of a `File` query: the row's tags in one string (see `split_tags`), so a
+    listing needs no second query for them (group_concat on SQLite, string_agg on PostgreSQL)."""
+    return (
+        select(func.aggregate_strings(FileTag.tag, TAG_SEPARATOR))
+        .where(FileTag.file_id == File.id)
+        .scalar_subquery()
+    )
+
+
+def split_tags(joined: str | None) -> list[str]:
+    return sorted(joined.split(TAG_SEPARATOR)) if joined else []
 
 
 async def tags_of(session: AsyncSession, file_ids: Iterable[str]) -> dict[str, list[str]]:

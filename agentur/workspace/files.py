@@ -44,6 +44,7 @@ class WorkspaceLimits:
 class FileListing:
     files: list[File]
     total: int
+    tags: dict[str, list[str]]  # per file id, sorted
 
 
 async def _one_chunk(data: bytes) -> AsyncIterator[bytes]:
@@ -101,24 +102,29 @@ class FileService:
             query = query.where(func.lower(File.name).contains(search.lower(), autoescape=True))
         if scope is not None:
             query = query.where(File.scope == scope.value)
-        # The total rides along as a window count: one statement instead of two per page.
+        # The total rides along as a window count and each file's tags as one joined string:
+        # one statement instead of three per page.
         rows = (
             await self.session.execute(
                 page(
-                    query.add_columns(func.count().over().label("total")).order_by(
-                        File.name, File.id
-                    ),
+                    query.add_columns(
+                        func.count().over().label("total"), file_rows.joined_tags()
+                    ).order_by(File.name, File.id),
                     limit,
                     offset,
                 )
             )
         ).all()
         if rows:
-            return FileListing(files=[row[0] for row in rows], total=int(rows[0][1]))
+            return FileListing(
+                files=[row[0] for row in rows],
+                total=int(rows[0][1]),
+                tags={row[0].id: file_rows.split_tags(row[2]) for row in rows},
+            )
         total = 0  # an empty page: count apart only when it lies past the end
         if offset:
             total = await self.session.scalar(select(func.count()).select_from(query.subquery()))
-        return FileListing(files=[], total=int(total or 0))
+        return FileListing(files=[], total=int(total or 0), tags={})
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
         return await file_rows.tags_of(self.session, file_ids)
