@@ -1,15 +1,71 @@
-"""Row-level lookups FileService builds on: a file's tags, and the names an owner already
-uses in a folder (names are unique per owner and folder). Callers have already scoped access;
-these only read and write rows."""
+"""Row-level lookups FileService builds on: a page of a listing, a file's tags, and the names an
+owner already uses in a folder (names are unique per owner and folder). Callers have already
+scoped access; these only read and write rows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
 
-from sqlalchemy import ScalarSelect, delete, func, select
+from sqlalchemy import ScalarSelect, Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.storage.models import File, FileTag
+from agentur.storage.paging import page
+
+
+class ListedFile(Protocol):
+    """A file as a listing returns it: the `files` row's columns, read as a plain row."""
+
+    id: str
+    name: str
+    folder_id: str | None
+    scope: str
+    neutralize: bool
+    size: int
+    mime_type: str
+    sha256: str
+    owner_id: str
+    mandate_id: str
+    feature_instance_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FileListing:
+    files: list[ListedFile]
+    total: int
+    tags: dict[str, list[str]]  # per file id, sorted
+
+
+async def list_page(
+    session: AsyncSession, query: Select[Any], limit: int, offset: int
+) -> FileListing:
+    """One page of `query` (a `select(File)` with its filters), ordered by name.
+
+    One statement per page: the total rides along as a window count and each file's tags as
+    one joined string. It runs as plain SQL returning rows, not ORM objects: a listing only
+    reads, and building the objects cost more than the query (profiled on GET /v1/files)."""
+    columns = query.with_only_columns(
+        *File.__table__.columns, func.count().over().label("total"), joined_tags().label("tags")
+    )
+    connection = await session.connection()
+    rows = (
+        await connection.execute(page(columns.order_by(File.name, File.id), limit, offset))
+    ).all()
+    if rows:
+        files: list[ListedFile] = list(rows)  # type: ignore[arg-type]  # rows have the columns
+        return FileListing(
+            files=files, total=int(rows[0].total), tags={r.id: split_tags(r.tags) for r in rows}
+        )
+    total = 0  # an empty page: count apart only when it lies past the end
+    if offset:
+        total = await session.scalar(select(func.count()).select_from(query.subquery()))
+    return FileListing(files=[], total=int(total or 0), tags={})
+
 
 # Tags never contain control characters (file_attributes.TAG_PATTERN), so this one joins them.
 TAG_SEPARATOR = "\x1f"
