@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import ScalarSelect, Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,27 +15,9 @@ from agentur.storage.models import File, FileTag
 from agentur.storage.paging import page
 
 
-class ListedFile(Protocol):
-    """A file as a listing returns it: the `files` row's columns, read as a plain row."""
-
-    id: str
-    name: str
-    folder_id: str | None
-    scope: str
-    neutralize: bool
-    size: int
-    mime_type: str
-    sha256: str
-    owner_id: str
-    mandate_id: str
-    feature_instance_id: str | None
-    created_at: datetime
-    updated_at: datetime
-
-
 @dataclass(frozen=True, slots=True)
 class FileListing:
-    files: list[ListedFile]
+    files: list[File]
     total: int
     tags: dict[str, list[str]]  # per file id, sorted
 
@@ -44,22 +25,24 @@ class FileListing:
 async def list_page(
     session: AsyncSession, query: Select[Any], limit: int, offset: int
 ) -> FileListing:
-    """One page of `query` (a `select(File)` with its filters), ordered by name.
-
-    One statement per page: the total rides along as a window count and each file's tags as
-    one joined string. It runs as plain SQL returning rows, not ORM objects: a listing only
-    reads, and building the objects cost more than the query (profiled on GET /v1/files)."""
-    columns = query.with_only_columns(
-        *File.__table__.columns, func.count().over().label("total"), joined_tags().label("tags")
-    )
-    connection = await session.connection()
+    """One page of `query` (a `select(File)` with its filters), ordered by name. One statement
+    per page: the total rides along as a window count and each file's tags as one joined string."""
     rows = (
-        await connection.execute(page(columns.order_by(File.name, File.id), limit, offset))
+        await session.execute(
+            page(
+                query.add_columns(
+                    func.count().over().label("total"), joined_tags().label("tags")
+                ).order_by(File.name, File.id),
+                limit,
+                offset,
+            )
+        )
     ).all()
     if rows:
-        files: list[ListedFile] = list(rows)  # type: ignore[arg-type]  # rows have the columns
         return FileListing(
-            files=files, total=int(rows[0].total), tags={r.id: split_tags(r.tags) for r in rows}
+            files=[row[0] for row in rows],
+            total=int(rows[0].total),
+            tags={row[0].id: split_tags(row.tags) for row in rows},
         )
     total = 0  # an empty page: count apart only when it lies past the end
     if offset:
