@@ -11,8 +11,8 @@ query words also match as prefixes, which catches the head of German compounds (
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from functools import lru_cache
 
 import snowballstemmer
 
@@ -66,9 +66,17 @@ def detect_language(text: str, default: str = "en") -> str:
     return detect_among(text, LANGUAGES, fallback)
 
 
-@lru_cache(maxsize=8)
+_per_thread = threading.local()
+
+
 def _stemmer(language: str) -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer(LANGUAGES.get(language, "english"))
+    """One stemmer per language and thread: a Snowball stemmer keeps the word it works on in
+    itself, so two threads sharing one (a search on the event loop, a file chunked in a thread)
+    corrupt each other's stems (seen as IndexError in find_among_b)."""
+    stemmers: dict[str, snowballstemmer.stemmer] = _per_thread.__dict__.setdefault("stemmers", {})
+    if language not in stemmers:
+        stemmers[language] = snowballstemmer.stemmer(LANGUAGES.get(language, "english"))
+    return stemmers[language]
 
 
 def index_terms(text: str, language: str) -> str:

@@ -4,8 +4,11 @@ and delete."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from sqlalchemy import text
 
+from agentur.knowledge.lexical import index_terms
 from agentur.knowledge.lexical_plan import make_plan
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
@@ -108,3 +111,17 @@ async def test_postgres_term_stats_follow_writes_and_deletes(
     found = await stats()
     assert found[(acme, "lynx")][0] == 1 and (acme, "river") not in found
     assert found[(acme, "")][0] == 1 and found[(other, "lynx")][0] == 1
+
+
+def test_threads_stemming_at_once_get_the_same_terms() -> None:
+    """A search stems on the event loop while a file is chunked in a thread: each must get the
+    terms it would get alone."""
+    text = " ".join(f"Gletscherwanderungen{n} Bergführerinnen Seilschaften" for n in range(400))
+    alone = index_terms(text, "de")
+
+    def stem_repeatedly(_: int) -> list[str]:
+        return [index_terms(text, "de") for _ in range(5)]
+
+    with ThreadPoolExecutor(4) as pool:
+        together = [terms for batch in pool.map(stem_repeatedly, range(4)) for terms in batch]
+    assert together == [alone] * 20
