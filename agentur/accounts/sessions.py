@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, note_use
+from agentur.accounts.api_keys import Principal, authenticate, key_is_usable, use_is_due
 from agentur.errors import (
     AuthenticationError,
     ForbiddenError,
@@ -92,7 +92,7 @@ async def open_session(
     token = secrets.token_urlsafe(TOKEN_BYTES)
     row = WebSession(
         token_hash=hash_token(token),
-        active_mandate_id=principal.membership.mandate_id,
+        active_mandate_id=principal.mandate_id,
         created_at=now,
         expires_at=now + max_age,
     )
@@ -130,7 +130,7 @@ async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> Si
         principal = await authenticate(db, api_key)
     except AuthenticationError as error:
         raise InvalidInputError(f"api_key: {error.detail}") from None
-    mandate_id = principal.membership.mandate_id
+    mandate_id = principal.mandate_id
     existing = await db.scalar(
         select(WebSessionKey).where(
             WebSessionKey.session_id == signed.session_id,
@@ -140,7 +140,7 @@ async def add_key(db: AsyncSession, signed: SignedInSession, api_key: str) -> Si
     if existing is None:
         db.add(_session_key(signed.session_id, principal))
     else:
-        existing.api_key_id = principal.api_key.id
+        existing.api_key_id = principal.api_key_id
     return await _activate(db, signed.session_id, mandate_id)
 
 
@@ -170,8 +170,8 @@ async def _activate(db: AsyncSession, session_id: str, mandate_id: str) -> Signe
 def _session_key(session_id: str, principal: Principal) -> WebSessionKey:
     return WebSessionKey(
         session_id=session_id,
-        api_key_id=principal.api_key.id,
-        mandate_id=principal.membership.mandate_id,
+        api_key_id=principal.api_key_id,
+        mandate_id=principal.mandate_id,
     )
 
 
@@ -204,16 +204,13 @@ async def _checked(
     if row.expires_at <= utc_now():
         failure = AuthenticationError("the session expired: sign in again")
     if failure is None and any(
-        membership is None or not key_is_usable(key, user) for key, user, membership, _ in keys
+        membership is None or not key_is_usable(key.revoked_at, key.expires_at, user.is_active)
+        for key, user, membership, _ in keys
     ):
         failure = AuthenticationError("a key of this session was revoked or expired: sign in again")
     wanted = mandate_id or row.active_mandate_id
     active = next(
-        (
-            Principal(user=user, membership=membership, api_key=key)
-            for key, user, membership, _ in keys
-            if key.mandate_id == wanted
-        ),
+        ((key, user, membership) for key, user, membership, _ in keys if key.mandate_id == wanted),
         None,
     )
     if failure is None and active is None and mandate_id is None:
@@ -227,10 +224,20 @@ async def _checked(
         raise ForbiddenError(
             f"X-Mandate: this session holds no key of mandate {mandate_id}: add one of its keys"
         )
-    note_use(active.api_key)
+    key, user, membership = active
+    recorded_use = use_is_due(key.last_used_at)
+    if recorded_use:  # committed by the caller, as for a bearer key
+        key.last_used_at = utc_now()
     return SignedInSession(
         session_id=row.id,
-        principal=active,
+        principal=Principal(
+            user_id=user.id,
+            mandate_id=membership.mandate_id,
+            role=membership.role,
+            is_platform_admin=user.is_platform_admin,
+            api_key_id=key.id,
+            recorded_use=recorded_use,
+        ),
         mandates=tuple(
             SessionMandate(mandate_id=key.mandate_id, name=name, role=membership.role)
             for key, _, membership, name in keys

@@ -113,23 +113,23 @@ async def get_request_context(
     feature_instance_id = None
     if x_feature_instance:
         instance = await feature_instance_in_mandate(
-            session, x_feature_instance, principal.membership.mandate_id
+            session, x_feature_instance, principal.mandate_id
         )
         if instance is None:
             raise ForbiddenError("X-Feature-Instance names no feature instance of your mandate")
         feature_instance_id = instance.id
-    if session.dirty:  # last_used_at moved on (at most once a minute per key)
+    if principal.recorded_use:  # last_used_at moved on (at most once a minute per key)
         await session.commit()
     context = RequestContext(
-        user_id=principal.user.id,
-        mandate_id=principal.membership.mandate_id,
-        role=Role(principal.membership.role),
+        user_id=principal.user_id,
+        mandate_id=principal.mandate_id,
+        role=Role(principal.role),
         feature_instance_id=feature_instance_id,
         # A header can only switch neutralization on, never off.
         require_neutralization=(x_require_neutralization or "").lower() in TRUE_VALUES,
         timezone=resolve_timezone(x_user_timezone),
         language=resolve_language(accept_language, runtime.settings.default_language),
-        is_platform_admin=principal.user.is_platform_admin,
+        is_platform_admin=principal.is_platform_admin,
     )
     set_request_context(context)
     request.state.context = context

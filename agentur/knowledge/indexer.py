@@ -1,11 +1,15 @@
 """`index_files` (K2): claim → extract → neutralize → chunk → embed → one atomic write per file.
 
 Extraction, chunking and the local model's passage embeddings run in the low-priority worker
-process (agentur.cpu_pool, `AGENTUR_KNOWLEDGE_INDEX_EXECUTOR`), never on the event loop; small
-files of one owner share embedding batches. Progress (chunks embedded of total) is written to the
+process (agentur.cpu_pool, `AGENTUR_KNOWLEDGE_INDEX_EXECUTOR`), never on the event loop. Small
+files go in batches (a one-sentence file's claim, thread trips and commit used to cost as much as
+embedding it): claimed together, chunked in one thread call, one owner's files share embedding
+batches, and a batch is written in one transaction — redone file by file when any write fails,
+so each file keeps its own status. While a batch embeds, the next one is claimed and chunked.
+Progress (chunks embedded of total) is written to the
 index row while a file embeds; a file whose vectors could not be had is `lexical_only` and retried.
 
-Only the last step touches the chunks, in a single transaction that replaces the file's old
+Only the last step touches the chunks, in a single transaction that replaces each file's old
 chunks, terms and vectors and marks the index `indexed`. A crash before it leaves the previous
 index (or none) and a claimed row that is picked up again (lease expiry, or start-up recovery on
 the embedded default). What was indexed is recorded as (file sha256, parser + chunker config,
@@ -15,20 +19,20 @@ embedding model, scope); any difference re-indexes the file, nothing else is tou
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from sqlalchemy import and_, or_, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm.exc import StaleDataError
 
 from agentur.context import RequestContext, Role, utc_now
 from agentur.cpu_pool import background_work, offload
 from agentur.errors import InvalidInputError
 from agentur.knowledge.chunking import ChunkingConfig
+from agentur.knowledge.claim_files import ClaimRules, claim_file, claim_small_files
 from agentur.knowledge.embed_chunks import IndexProgress, ProgressCallback, embed_chunks
 from agentur.knowledge.embedding import Embedder
 from agentur.knowledge.extract import PARSER_VERSION, extract
@@ -37,6 +41,7 @@ from agentur.knowledge.prepare_chunks import (
     PreparedChunks,
     extract_and_prepare,
     prepare_chunks,
+    read_and_prepare_many,
 )
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.knowledge.write_index import (
@@ -52,6 +57,7 @@ from agentur.knowledge.write_index import (
     index_row,
     write_failure,
     write_index,
+    write_indexes,
 )
 from agentur.observability import metrics
 from agentur.storage.blob_store import BlobStore
@@ -62,6 +68,30 @@ from agentur.storage.models.knowledge import FileContentIndex
 logger = logging.getLogger(__name__)
 
 __all__ = ["FileIndexer", "IndexOutcome", "owner_context"]
+
+
+class InFlight:
+    """At most one group embedding and being written in the background, so the indexing
+    process claims and chunks the next files while the worker process embeds."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Future[dict[str, IndexOutcome]] | None = None
+        self.done: dict[str, IndexOutcome] = {}
+
+    async def start(self, work: Awaitable[dict[str, IndexOutcome]]) -> None:
+        await self.drain()
+        self.task = asyncio.ensure_future(work)
+
+    async def drain(self) -> None:
+        if self.task is not None:
+            task, self.task = self.task, None
+            self.done.update(await task)
+
+    async def cancel(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
 
 
 def owner_context(mandate_id: str, owner_id: str) -> RequestContext:
@@ -79,8 +109,9 @@ class FileIndexer:
         settings: KnowledgeSettings,
         *,
         worker_id: str | None = None,
-        # Test seam: awaited inside the write transaction after the chunks are written.
-        after_chunks_written: Callable[[], Awaitable[None]] | None = None,
+        # Test seam: awaited with the file id inside the write transaction after the file's
+        # chunks are written.
+        after_chunks_written: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.database = database
         self.blobs = blobs
@@ -161,30 +192,82 @@ class FileIndexer:
         force: bool = False,
         on_progress: ProgressCallback | None = None,
     ) -> list[IndexOutcome]:
-        """Index files one after the other; the chunks of small files of one owner share
-        embedding batches (one model call for many short files)."""
+        """Index files one after the other; small files go in batches: claimed together, read
+        and chunked in one thread call, their chunks embedded together (one owner's files share
+        a model call) and written in one transaction, each file with its own status. While a
+        batch embeds (in the worker process), the next small files are claimed and chunked."""
         done: dict[str, IndexOutcome] = {}
         waiting: dict[tuple[str, str], list[BuiltFile]] = {}
+        flight = InFlight()
         process = self.settings.knowledge_index_executor == "process"
-        with background_work(self.settings.knowledge_index_nice if process else None):
-            for file_id in file_ids:
-                claim = await self._claim(file_id, force)
-                built = claim if isinstance(claim, IndexOutcome) else await self._build(claim)
-                if isinstance(built, IndexOutcome):
-                    done[file_id] = built
-                    continue
-                group = waiting.setdefault((claim.mandate_id, claim.owner_id), [])
-                group.append(built)
-                if sum(len(b.prepared.drafts) for b in group) >= self.embedder.batch:
-                    done.update(await self._finish(group, on_progress))
-                    group.clear()
-            for group in waiting.values():
-                done.update(await self._finish(group, on_progress))
+        try:
+            with background_work(self.settings.knowledge_index_nice if process else None):
+                for start in range(0, len(file_ids), self.embedder.batch):
+                    some = file_ids[start : start + self.embedder.batch]
+                    ready = await self._claim_and_build_small(some, force)
+                    for file_id in some:
+                        built = ready.get(file_id)
+                        if built is None:  # a large file: claimed right before its turn
+                            await flight.drain()
+                            built = await self._claim_and_build(file_id, force)
+                        if isinstance(built, IndexOutcome):
+                            done[file_id] = built
+                            continue
+                        owner = (built.claim.mandate_id, built.claim.owner_id)
+                        group = waiting.setdefault(owner, [])
+                        group.append(built)
+                        if sum(len(b.prepared.drafts) for b in group) >= self.embedder.batch:
+                            await flight.start(self._finish(waiting.pop(owner), on_progress))
+                for group in waiting.values():
+                    await flight.start(self._finish(group, on_progress))
+                await flight.drain()
+        finally:
+            await flight.cancel()
+        done.update(flight.done)
         for outcome in done.values():
             metrics.indexed_files.labels(outcome.status).inc()
             if outcome.status in ("indexed", "lexical_only"):
                 metrics.indexed_chunks.inc(outcome.chunks)
         return [done[file_id] for file_id in file_ids]
+
+    async def _claim_and_build(self, file_id: str, force: bool) -> BuiltFile | IndexOutcome:
+        claim = await claim_file(self.database, file_id, self._claim_rules, force=force)
+        return claim if isinstance(claim, IndexOutcome) else await self._build(claim)
+
+    async def _claim_and_build_small(
+        self, file_ids: list[str], force: bool
+    ) -> dict[str, BuiltFile | IndexOutcome]:
+        """The small files among `file_ids`, claimed in one transaction and read and chunked in
+        one thread call; the rest (large, to be neutralized, or not claimable as a batch) are
+        left to `_claim_and_build`."""
+        max_bytes = min(
+            self.settings.knowledge_index_inline_bytes, self.settings.knowledge_max_extract_bytes
+        )
+        claims = await claim_small_files(
+            self.database, file_ids, self._claim_rules, force=force, max_bytes=max_bytes
+        )
+        ready: dict[str, BuiltFile | IndexOutcome] = {
+            i: c for i, c in claims.items() if isinstance(c, IndexOutcome)
+        }
+        todo = [c for c in claims.values() if isinstance(c, Claim)]
+        if not todo:
+            return ready
+        results = await asyncio.to_thread(
+            read_and_prepare_many,
+            self.blobs.read_bytes,
+            [(c.sha256, c.name, c.mime_type) for c in todo],
+            self.chunking,
+        )
+        for claim, result in zip(todo, results, strict=True):
+            if isinstance(result, InvalidInputError | OSError):
+                ready[claim.file_id] = await self._unreadable(claim, result)
+            elif isinstance(result, Exception):
+                ready[claim.file_id] = await self._failed(claim, result)
+            else:
+                document, prepared = result
+                context = owner_context(claim.mandate_id, claim.owner_id)
+                ready[claim.file_id] = BuiltFile(claim, document, prepared, "not_required", context)
+        return ready
 
     async def _build(self, claim: Claim) -> BuiltFile | IndexOutcome:
         try:
@@ -211,6 +294,17 @@ class FileIndexer:
             embedded = await embed_chunks(self.embedder, texts, group[0].context, progress)
         except Exception as error:  # e.g. the database went away while recording progress
             return {b.claim.file_id: await self._failed(b.claim, error) for b in group}
+        written = None
+        if len(group) > 1:
+            written = await write_indexes(
+                self.database,
+                list(zip(group, embedded, strict=True)),
+                worker_id=self.worker_id,
+                config_key=self.config_key,
+                after_chunks_written=self.after_chunks_written,
+            )
+        if written is not None:
+            return {outcome.file_id: outcome for outcome in written}
         outcomes: dict[str, IndexOutcome] = {}
         for built, vectors in zip(group, embedded, strict=True):
             try:
@@ -232,57 +326,14 @@ class FileIndexer:
         outcome = await self._store_failure(claim, message, None)
         return IndexOutcome(claim.file_id, outcome.status, error=str(error))
 
-    async def _claim(self, file_id: str, force: bool) -> Claim | IndexOutcome:
-        now = utc_now()
-        try:
-            async with self.database.transaction() as session:
-                file = await session.get(File, file_id)
-                if file is None:
-                    return IndexOutcome(file_id, "gone")
-                index = await index_row(session, file_id)
-                if index is not None and not force and self._is_current(index, file):
-                    return IndexOutcome(file_id, "unchanged", index.chunk_count)
-                lease = timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
-                if (
-                    index is not None
-                    and index.status == INDEXING
-                    and index.claimed_by != self.worker_id
-                    and index.claimed_at is not None
-                    and index.claimed_at > now - lease
-                ):
-                    return IndexOutcome(file_id, "busy")
-                if index is None:
-                    index = FileContentIndex(
-                        file_id=file.id, mandate_id=file.mandate_id, chunk_count=0
-                    )
-                    session.add(index)
-                index.owner_id, index.scope = file.owner_id, file.scope
-                index.feature_instance_id = file.feature_instance_id
-                index.status, index.claimed_by, index.claimed_at = INDEXING, self.worker_id, now
-                index.chunks_total = index.chunks_done = index.progress_started_at = None
-                return Claim(
-                    file.id,
-                    file.name,
-                    file.mime_type,
-                    file.sha256,
-                    file.size,
-                    file.neutralize,
-                    file.mandate_id,
-                    file.owner_id,
-                    file.scope,
-                )
-        except IntegrityError:  # another worker inserted the row first, or the file went
-            return IndexOutcome(file_id, "busy")
-        except StaleDataError:  # the file (and its index row) was deleted meanwhile
-            return IndexOutcome(file_id, "gone")
+    @property
+    def _claim_rules(self) -> ClaimRules:
+        lease = timedelta(seconds=self.settings.knowledge_worker_lease_seconds)
+        return ClaimRules(self.worker_id, self.config_key, lease)
 
-    def _is_current(self, index: FileContentIndex, file: File) -> bool:
-        return (
-            index.status in (INDEXED, FAILED)
-            and index.content_sha256 == file.sha256
-            and index.config_key == self.config_key
-            and index.scope == file.scope
-        )
+    async def _unreadable(self, claim: Claim, error: InvalidInputError | OSError) -> IndexOutcome:
+        message = getattr(error, "detail", None) or str(error)
+        return await self._store_failure(claim, message, None)
 
     async def _extract_and_chunk(self, claim: Claim) -> BuiltFile | IndexOutcome:
         if claim.size > self.settings.knowledge_max_extract_bytes:
@@ -300,8 +351,7 @@ class FileIndexer:
                     extract_and_prepare, data, claim.name, claim.mime_type, self.chunking
                 )
         except (InvalidInputError, OSError) as error:
-            message = getattr(error, "detail", None) or str(error)
-            return await self._store_failure(claim, message, None)
+            return await self._unreadable(claim, error)
         context = owner_context(claim.mandate_id, claim.owner_id)
         neutralization = "not_required"
         if claim.neutralize:

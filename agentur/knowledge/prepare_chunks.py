@@ -3,6 +3,7 @@ chunk a document and compute each chunk's language and lexical terms."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentur.knowledge.chunking import ChunkDraft, ChunkingConfig, chunk_document
@@ -31,3 +32,18 @@ def extract_and_prepare(
     between them (no neutralization)."""
     document = extract(data, name, mime_type)
     return document, prepare_chunks(document, config)
+
+
+def read_and_prepare_many(
+    read: Callable[[str], bytes], files: list[tuple[str, str, str]], config: ChunkingConfig
+) -> list[tuple[Document, PreparedChunks] | Exception]:
+    """Read, extract and chunk several small files (sha256, name, mime type) in one call: one
+    thread round trip for all of them. A file that fails yields its exception, so it fails
+    alone."""
+    results: list[tuple[Document, PreparedChunks] | Exception] = []
+    for sha256, name, mime_type in files:
+        try:
+            results.append(extract_and_prepare(read(sha256), name, mime_type, config))
+        except Exception as error:  # noqa: BLE001 - recorded for that file by the caller
+            results.append(error)
+    return results

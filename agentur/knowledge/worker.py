@@ -20,7 +20,9 @@ from agentur.observability import metrics
 
 logger = logging.getLogger(__name__)
 
-BATCH = 20
+# Files looked at per round: two embedding batches' worth of small files, so one batch embeds
+# while the next is claimed and chunked (agentur/knowledge/indexer.py).
+BATCH = 64
 # Outcomes that did work (so there may be more): anything but unchanged / busy.
 WORKED = ("indexed", "lexical_only", "failed", "gone")
 SWEEP_INTERVAL_SECONDS = 60.0

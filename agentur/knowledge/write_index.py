@@ -3,7 +3,8 @@ records what its index was built from; or records a failure (a failed file keeps
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -19,6 +20,8 @@ from agentur.knowledge.udm import Document
 from agentur.storage.database import Database
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import FileContentIndex
+
+logger = logging.getLogger(__name__)
 
 PENDING, INDEXING, INDEXED, FAILED = "pending", "indexing", "indexed", "failed"
 LEXICAL_ONLY = "lexical_only"  # indexed, but the embedder failed: no vectors yet (retried)
@@ -72,7 +75,46 @@ async def write_index(
     *,
     worker_id: str,
     config_key: str,
-    after_chunks_written: Callable[[], Awaitable[None]] | None = None,
+    after_chunks_written: Callable[[str], Awaitable[None]] | None = None,
+) -> IndexOutcome:
+    try:
+        async with database.transaction() as session:
+            return await _write(
+                session, built, embedded, worker_id, config_key, after_chunks_written
+            )
+    except GONE_ERRORS:  # the file was deleted while we worked
+        return IndexOutcome(built.claim.file_id, "gone")
+
+
+async def write_indexes(
+    database: Database,
+    files: Sequence[tuple[BuiltFile, EmbeddedChunks]],
+    *,
+    worker_id: str,
+    config_key: str,
+    after_chunks_written: Callable[[str], Awaitable[None]] | None = None,
+) -> list[IndexOutcome] | None:
+    """Several files in one transaction (one commit instead of one per file: for small files
+    the commits cost more than the chunks). None when any of them failed: then nothing of the
+    batch is stored and the caller writes the files one by one, so a bad file fails alone."""
+    try:
+        async with database.transaction() as session:
+            return [
+                await _write(session, built, embedded, worker_id, config_key, after_chunks_written)
+                for built, embedded in files
+            ]
+    except Exception:  # noqa: BLE001 - retried per file, where each error is recorded
+        logger.info("a batch of %d index writes failed; writing them one by one", len(files))
+        return None
+
+
+async def _write(
+    session: AsyncSession,
+    built: BuiltFile,
+    embedded: EmbeddedChunks,
+    worker_id: str,
+    config_key: str,
+    after_chunks_written: Callable[[str], Awaitable[None]] | None,
 ) -> IndexOutcome:
     claim, prepared, document = built.claim, built.prepared, built.document
     vectors = embedded.vectors
@@ -92,36 +134,32 @@ async def write_index(
         for i, d in enumerate(prepared.drafts)
     ]
     status = LEXICAL_ONLY if embedded.error is not None else INDEXED
-    try:
-        async with database.transaction() as session:
-            index = await index_row(session, claim.file_id)
-            if index is None or index.claimed_by != worker_id:
-                gone = index is None and await session.get(File, claim.file_id) is None
-                return IndexOutcome(claim.file_id, "gone" if gone else "busy")
-            await delete_file_chunks(session, claim.file_id)
-            await insert_chunks(
-                session,
-                file_id=claim.file_id,
-                mandate_id=claim.mandate_id,
-                scope=claim.scope,
-                rows=rows,
-                embedding_model=embedded.model,
-            )
-            if after_chunks_written is not None:
-                await after_chunks_written()
-            index.status, index.error = status, None
-            index.content_sha256, index.config_key = claim.sha256, config_key
-            index.scope = claim.scope
-            index.embedding_model, index.embedding_error = embedded.model, embedded.error
-            index.is_neutralized = built.neutralization == "neutralized"
-            index.neutralization_status = built.neutralization
-            index.format = document.format
-            index.structure, index.summary = document.structure(), document.summary()
-            index.extracted_text = document.text
-            index.chunk_count = index.chunks_total = index.chunks_done = len(rows)
-            index.claimed_by, index.claimed_at, index.indexed_at = None, None, utc_now()
-    except GONE_ERRORS:  # the file was deleted while we worked
-        return IndexOutcome(claim.file_id, "gone")
+    index = await index_row(session, claim.file_id)
+    if index is None or index.claimed_by != worker_id:
+        gone = index is None and await session.get(File, claim.file_id) is None
+        return IndexOutcome(claim.file_id, "gone" if gone else "busy")
+    await delete_file_chunks(session, claim.file_id)
+    await insert_chunks(
+        session,
+        file_id=claim.file_id,
+        mandate_id=claim.mandate_id,
+        scope=claim.scope,
+        rows=rows,
+        embedding_model=embedded.model,
+    )
+    if after_chunks_written is not None:
+        await after_chunks_written(claim.file_id)
+    index.status, index.error = status, None
+    index.content_sha256, index.config_key = claim.sha256, config_key
+    index.scope = claim.scope
+    index.embedding_model, index.embedding_error = embedded.model, embedded.error
+    index.is_neutralized = built.neutralization == "neutralized"
+    index.neutralization_status = built.neutralization
+    index.format = document.format
+    index.structure, index.summary = document.structure(), document.summary()
+    index.extracted_text = document.text
+    index.chunk_count = index.chunks_total = index.chunks_done = len(rows)
+    index.claimed_by, index.claimed_at, index.indexed_at = None, None, utc_now()
     return IndexOutcome(claim.file_id, status, len(rows), embedded=vectors is not None)
 
 

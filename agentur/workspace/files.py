@@ -16,10 +16,10 @@ from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
 from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
-from agentur.storage.paging import page
 from agentur.storage.unique_change import unique_change
 from agentur.workspace import file_rows
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
+from agentur.workspace.file_rows import FileListing
 from agentur.workspace.folders import FolderService
 from agentur.workspace.names import free_name, validate_name
 from agentur.workspace.scopes import Scope, can_change, check_scope_allowed, visible_files
@@ -38,12 +38,6 @@ class WorkspaceLimits:
     max_name_length: int
     default_read_window: int
     max_read_window: int
-
-
-@dataclass(frozen=True, slots=True)
-class FileListing:
-    files: list[File]
-    total: int
 
 
 async def _one_chunk(data: bytes) -> AsyncIterator[bytes]:
@@ -101,24 +95,7 @@ class FileService:
             query = query.where(func.lower(File.name).contains(search.lower(), autoescape=True))
         if scope is not None:
             query = query.where(File.scope == scope.value)
-        # The total rides along as a window count: one statement instead of two per page.
-        rows = (
-            await self.session.execute(
-                page(
-                    query.add_columns(func.count().over().label("total")).order_by(
-                        File.name, File.id
-                    ),
-                    limit,
-                    offset,
-                )
-            )
-        ).all()
-        if rows:
-            return FileListing(files=[row[0] for row in rows], total=int(rows[0][1]))
-        total = 0  # an empty page: count apart only when it lies past the end
-        if offset:
-            total = await self.session.scalar(select(func.count()).select_from(query.subquery()))
-        return FileListing(files=[], total=int(total or 0))
+        return await file_rows.list_page(self.session, query, limit, offset)
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
         return await file_rows.tags_of(self.session, file_ids)

@@ -13,6 +13,7 @@ from agentur.accounts.bootstrap import LOCAL_ADMIN_EMAIL, ensure_local_admin
 from agentur.context import Role
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
+from agentur.storage.models import User
 
 
 async def test_duplicates_conflict_and_leave_the_transaction_usable(runtime: Runtime) -> None:
@@ -62,9 +63,10 @@ async def test_bootstrap_runs_once_and_writes_a_private_key_file(
 
     async with runtime.database.transaction() as session:
         principal = await authenticate(session, key)
-        assert principal.user.email == LOCAL_ADMIN_EMAIL
-        assert principal.user.is_platform_admin
-        assert principal.membership.role == Role.admin.value
+        admin = await session.get(User, principal.user_id)
+        assert admin is not None and admin.email == LOCAL_ADMIN_EMAIL
+        assert principal.is_platform_admin
+        assert principal.role == Role.admin.value
         assert (await directory.find_mandate_by_name(session, "default")).id == (
-            principal.membership.mandate_id
+            principal.mandate_id
         )

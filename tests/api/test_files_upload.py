@@ -265,6 +265,15 @@ async def test_list_filters_and_paging(client: httpx.AsyncClient, tenants: Tenan
     # The top level is the caller's own; colleagues' shared files are not in it.
     assert await names(folder_id="root") == ["50% done.txt", "Budget 2025.xlsx", "budget-notes.txt"]
     assert await names(scope="mandate") == ["50% done.txt", "bob budget.txt"]
+    # Each listed file carries its own tags, sorted (they ride on the listing's one query).
+    listed = (await client.get("/v1/files", headers=alice.headers)).json()["items"]
+    assert {item["name"]: item["tags"] for item in listed} == {
+        "50% done.txt": [],
+        "bob budget.txt": [],
+        "budget-notes.txt": ["finance"],
+        "Budget 2025.xlsx": ["2025", "finance"],
+        "inner.txt": ["2025"],
+    }
 
     page = await client.get("/v1/files", params={"limit": 2, "offset": 1}, headers=alice.headers)
     body = page.json()

@@ -26,7 +26,7 @@ async def main(database_url: str, data_dir: str, file_id: str, signal_path: str)
         ai=AiService([ScriptedProvider()]),
     )
 
-    async def hang() -> None:
+    async def hang(file_id: str) -> None:
         await asyncio.to_thread(Path(signal_path).write_text, "chunks written")
         await asyncio.sleep(3600)
 

@@ -26,11 +26,11 @@ async def context_from_key(runtime: RuntimeParts, token: str) -> RequestContext:
         principal = await authenticate(session, token)
         await session.commit()  # records last_used_at
     return RequestContext(
-        user_id=principal.user.id,
-        mandate_id=principal.membership.mandate_id,
-        role=Role(principal.membership.role),
+        user_id=principal.user_id,
+        mandate_id=principal.mandate_id,
+        role=Role(principal.role),
         language=runtime.settings.default_language,
-        is_platform_admin=principal.user.is_platform_admin,
+        is_platform_admin=principal.is_platform_admin,
     )
 
 

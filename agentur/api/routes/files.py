@@ -216,9 +216,8 @@ async def list_files(
     listing = await service.list(
         folder_id=folder_id, tags=tag, search=search, scope=scope, limit=limit, offset=offset
     )
-    tags = await service.tags_of(f.id for f in listing.files)
     return FileListOut(
-        items=[to_out(f, tags[f.id]) for f in listing.files],
+        items=[to_out(f, listing.tags[f.id]) for f in listing.files],
         total=listing.total,
         limit=limit,
         offset=offset,

@@ -57,6 +57,6 @@ async def metrics(
     if mode == "api_key":
         if not token:
             raise AuthenticationError("send an API key as 'Authorization: Bearer <key>'")
-        if not (await authenticate(session, token)).user.is_platform_admin:
+        if not (await authenticate(session, token)).is_platform_admin:
             raise ForbiddenError("/metrics needs the key of a platform admin")
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

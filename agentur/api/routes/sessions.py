@@ -54,9 +54,9 @@ def _out(signed: SignedInSession, token: str) -> SessionOut:
     principal = signed.principal
     return SessionOut(
         csrf_token=sessions.csrf_token_for(token),
-        user_id=principal.user.id,
-        mandate_id=principal.membership.mandate_id,
-        role=principal.membership.role,
+        user_id=principal.user_id,
+        mandate_id=principal.mandate_id,
+        role=principal.role,
         mandates=[
             SessionMandateOut(mandate_id=item.mandate_id, name=item.name, role=item.role)
             for item in signed.mandates
