@@ -58,12 +58,26 @@ class KnowledgeSettings(PartSettings):
         description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
         "within it find candidates, common ones only add to their score; bounds latency.",
     )
+    knowledge_lexical_rescored: int = Field(
+        default=200,
+        ge=1,
+        le=100_000,
+        description="PostgreSQL: lexical candidates, best by summed IDF of the words they "
+        "match, that get full BM25 (term frequency, length); bounds latency.",
+    )
     knowledge_vector_oversample: int = Field(
         default=2,
         ge=1,
         le=100,
         description="SQLite: candidates per wanted hit that the one-bit vector index hands to "
         "exact cosine ranking; higher finds more of the exact nearest, slower.",
+    )
+    knowledge_vector_ef_search: int = Field(
+        default=400,
+        ge=1,
+        le=1_000,
+        description="PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
+        "least the leg's candidates); higher finds more of the exact nearest, slower.",
     )
     knowledge_max_search_limit: int = Field(
         default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
