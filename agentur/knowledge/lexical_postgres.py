@@ -18,6 +18,7 @@ from __future__ import annotations
 from sqlalchemy import (
     ARRAY,
     CTE,
+    ColumnElement,
     Float,
     Integer,
     Text,
@@ -60,37 +61,47 @@ async def rank_postgres(
         for number, group in enumerate(plan.groups)
         for lexeme, df in group.lexemes.items()
     ]
-    groups = plan.chosen(all_groups=all_groups)
-    # One GIN scan per chosen group, rarest first (when the budget cuts, it cuts the commonest
-    # words' rows); the statement's shape does not depend on the query, so it compiles once.
+    chosen = [w for w in weights if w[1] < len(plan.chosen(all_groups=all_groups))]
+    # One GIN scan per word of the chosen groups, rarest group first (when the budget cuts, it
+    # cuts the commonest words' rows); the statement's shape does not depend on the query, so
+    # it compiles once.
     wanted = (
         func.unnest(
-            cast([_tsquery(group.lexemes) for group in groups], ARRAY(Text)),
-            cast([idf(g.postings, max(documents, g.postings)) for g in groups], ARRAY(Float)),
+            cast(["'" + w[0].replace("'", "''") + "'" for w in chosen], ARRAY(Text)),
+            cast([w[1] for w in chosen], ARRAY(Integer)),
+            cast([w[2] for w in chosen], ARRAY(Float)),
         )
-        .table_valued(column("q", Text), column("idf", Float), name="wanted")
+        .table_valued(column("q", Text), column("grp", Integer), column("idf", Float), name="w")
         .render_derived()
     )
     scan = (
-        select(
-            ContentChunk.id.label("id"), literal_column("knowledge_chunks.tsv_length").label("dl")
-        )
+        select(ContentChunk.id.label("id"), TSV_LENGTH.label("dl"))
         .join(File, File.id == ContentChunk.file_id)
         .where(TSV.op("@@")(func.to_tsquery(literal_column("'simple'"), wanted.c.q)))
         .where(*filters.conditions(context))
         .lateral("scan")
     )
-    per_group = (
-        select(scan.c.id, wanted.c.idf, scan.c.dl)
+    matched = (
+        select(scan.c.id, wanted.c.grp, wanted.c.idf, scan.c.dl)
         .select_from(wanted)
         .join(scan, true())
         .limit(budget)
         .subquery("matched")
     )
+    per_group = (
+        select(
+            matched.c.id, func.max(matched.c.idf).label("idf"), func.min(matched.c.dl).label("dl")
+        )
+        .group_by(matched.c.id, matched.c.grp)
+        .subquery("per_group")
+    )
+    # BM25 as if every matched word occurred once: IDF and length, no term frequency.
+    dl = func.min(per_group.c.dl)
+    once = func.sum(per_group.c.idf) * (BM25_K1 + 1) / (1 + _norm(dl, documents, length))
     cheap = (
-        select(per_group.c.id, func.min(per_group.c.dl).label("dl"))
+        select(per_group.c.id, dl.label("dl"))
         .group_by(per_group.c.id)
-        .order_by(func.sum(per_group.c.idf).desc(), func.min(per_group.c.dl), per_group.c.id)
+        .order_by(once.desc(), per_group.c.id)
         .limit(max(rescored, limit))
         .cte("cheap")
     )
@@ -104,8 +115,10 @@ async def rank_postgres(
     return await _bm25(session, best, weights, limit, documents, length)
 
 
-def _tsquery(lexemes: dict[str, int]) -> str:
-    return " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in sorted(lexemes))
+def _norm(dl: ColumnElement[float], documents: int, length: int) -> ColumnElement[float]:
+    """BM25's length normalisation K1 · (1 − b + b · dl / average dl)."""
+    average = max(length / documents, 1.0) if documents else 1.0
+    return BM25_K1 * (1 - BM25_B + BM25_B * dl / average)
 
 
 async def _bm25(
@@ -116,7 +129,6 @@ async def _bm25(
     documents: int,
     length: int,
 ) -> list[int]:
-    average = max(length / documents, 1.0) if documents else 1.0
     # Only the query's words of each candidate, with their positions: marking them (setweight)
     # and keeping the marked ones (ts_filter) is one pass over the tsvector, where unnesting
     # all of it would feed every word of every candidate into the join.
@@ -149,7 +161,7 @@ async def _bm25(
         .render_derived()
     )
     tf = func.coalesce(func.array_length(words.c.positions, 1), 1)
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * candidates.c.dl / average)
+    norm = _norm(candidates.c.dl, documents, length)
     per_term = (
         select(
             candidates.c.id,

@@ -20,7 +20,7 @@ from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 from agentur.workspace.scopes import visible_files
 
-# KNN rounds on SQLite: oversample, filter, and widen while filters ate too many hits.
+# Vector rounds: widen while the filters left too few hits and the index has more.
 KNN_GROWTH = 4
 KNN_MAX = 4_000
 
@@ -54,7 +54,7 @@ async def vector_leg(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    oversample: int = 2,
+    oversample: int = 3,
     ef_search: int = 400,
 ) -> list[int]:
     """Nearest chunks the caller may see. The index answers within the caller's tenant

@@ -66,7 +66,7 @@ class KnowledgeSettings(PartSettings):
         "match, that get full BM25 (term frequency, length); bounds latency.",
     )
     knowledge_vector_oversample: int = Field(
-        default=2,
+        default=3,
         ge=1,
         le=100,
         description="SQLite: candidates per wanted hit that the one-bit vector index hands to "

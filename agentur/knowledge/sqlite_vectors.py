@@ -180,8 +180,9 @@ async def nearest(
     candidates come by bits (per partition: sqlite-vec takes k from each); the visible ones
     are ranked by exact cosine distance in the same statement, so files the caller may not see
     neither cost a second round trip nor push visible chunks out of the k. Measured at 100k
-    chunks (bench/search_scale.py): oversample 1 / 2 / 4 → recall@10 vs exact 0.980 / 0.993 /
-    0.998 at 20 / 23 / 36 ms CPU per vector search (sqlite-vec's top-k upkeep grows with k)."""
+    chunks, a quarter of them invisible to the searcher (bench/search_scale.py): oversample
+    2 / 3 → recall@10 vs exact 0.984 / 0.993 at 14 / 18 ms CPU per vector search (sqlite-vec's
+    top-k upkeep grows with k)."""
     dims = len(vector)
     centre = await _centre(session, dims)
     if centre is None:  # no vector of this dimension was ever written
