@@ -1,16 +1,17 @@
 """BM25 on PostgreSQL in two steps, so a query's cost does not grow with its matches' size.
 
-1. Candidates from the GIN index, one scan per term group the plan chose (rarest first, at
-   most `budget` rows), already filtered by the caller's visibility. Each gets a cheap score:
-   the summed IDF of the groups it matched (BM25 with tf = 1), shorter chunks first on ties
-   (as BM25 would rank them). This reads no tsvector but its length.
-2. Full BM25 (tf = positions, every group of the query, length normalisation) for the best
-   `rescored` of them only: building each candidate's filtered tsvector is what costs (about
-   10 µs a chunk; 5,000 candidates were 80 ms of CPU per query at 100k chunks).
+1. Candidates from the GIN index, one scan per word of the term groups the plan chose
+   (rarest group first, at most `budget` rows), already filtered by the caller's visibility.
+   Each gets BM25 as if every word it matched occurred once: each group's best word's IDF,
+   normalised by the chunk's length (`tsv_length`, on the narrow chunk row; migration 0012).
+   No tsvector is read.
+2. Full BM25 (tf = positions, every group of the query) for the best `rescored` of them only:
+   a tsvector is read out of line and filtered for each (about 10 µs a chunk; the one-step
+   ranking over 5,000 candidates cost 80 ms of CPU per query at 100k chunks).
 
-A chunk the cheap score ranks below `rescored` would need many repeats of a common word or
-common words the plan left out to reach the top; `bench/search_scale.py` prints how often the
-top 10 differs from full BM25 over every candidate.
+A chunk the cheap score ranks below `rescored` would need repeats of its words, or common
+words the plan left out, to reach the top; `bench/search_scale.py` prints how much of the full
+BM25 top 10 the leg returns.
 """
 
 from __future__ import annotations

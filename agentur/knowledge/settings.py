@@ -62,8 +62,8 @@ class KnowledgeSettings(PartSettings):
         default=200,
         ge=1,
         le=100_000,
-        description="PostgreSQL: lexical candidates, best by summed IDF of the words they "
-        "match, that get full BM25 (term frequency, length); bounds latency.",
+        description="PostgreSQL: lexical candidates, best by BM25 without term frequencies "
+        "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
     )
     knowledge_vector_oversample: int = Field(
         default=3,
