@@ -92,8 +92,14 @@ async def _hnsw(
     rows pass the filters (the tenant partition and the caller's visibility, checked per row
     as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds."""
     dims = int(len(vector))
-    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-    await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(k, min(ef_search, 1000))}"))
+    # Both settings for this transaction only, in one round trip.
+    await session.execute(
+        text(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.ef_search', :ef, true)"
+        ),
+        {"ef": str(max(k, min(ef_search, 1000)))},
+    )
     # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
     embedding = literal_column(f"knowledge_chunks.embedding::vector({dims})")
     query = text(f"CAST(:v AS vector({dims}))").bindparams(v=json.dumps(vector))
