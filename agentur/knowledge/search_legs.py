@@ -55,7 +55,7 @@ async def vector_leg(
     filters: SearchFilters,
     limit: int,
     oversample: int = 3,
-    ef_search: int = 400,
+    ef_search: int = 200,
 ) -> list[int]:
     """Nearest chunks the caller may see. The index answers within the caller's tenant
     partition plus global (HNSW / bit KNN) and the visibility filter runs in the same
@@ -92,7 +92,7 @@ async def _hnsw(
     rows pass the filters (the tenant partition and the caller's visibility, checked per row
     as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds."""
     dims = int(len(vector))
-    # Both settings for this transaction only, in one round trip.
+    # Both for this transaction only, in one round trip.
     await session.execute(
         text(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "

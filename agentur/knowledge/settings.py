@@ -73,11 +73,12 @@ class KnowledgeSettings(PartSettings):
         "exact cosine ranking; higher finds more of the exact nearest, slower.",
     )
     knowledge_vector_ef_search: int = Field(
-        default=400,
+        default=200,
         ge=1,
         le=1_000,
         description="PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
-        "least the leg's candidates); higher finds more of the exact nearest, slower.",
+        "least the leg's candidates); higher finds more of the exact nearest, slower, and "
+        "makes the planner prefer an exact scan on small tables (10k chunks: from 250 on).",
     )
     knowledge_max_search_limit: int = Field(
         default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
