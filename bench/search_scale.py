@@ -65,6 +65,7 @@ from agentur.storage.database import Database  # noqa: E402
 from agentur.storage.migrate import upgrade_database  # noqa: E402
 
 WARMUP = 100
+AGREEMENT_QUERIES = 200  # lexical queries compared with full BM25 (PostgreSQL)
 LEGS = {"hybrid": ("lexical", "vector"), "lexical": ("lexical",), "vector": ("vector",)}
 
 
@@ -99,7 +100,10 @@ async def measure(
     queries: list[tuple[str, list[float]]],
     samples: int,
     server_pid: int | None = None,
+    full_bm25: KnowledgeSearch | None = None,
 ) -> dict[str, dict[str, float]]:
+    """`full_bm25` (PostgreSQL): a search that gives every lexical candidate full BM25; the
+    lexical leg's top 10 is compared with its top 10 (the default rescores the best few)."""
     ids = await chunk_ids(database, layout)
     figures: dict[str, dict[str, float]] = {}
     for label, legs in LEGS.items():
@@ -128,7 +132,30 @@ async def measure(
                 for hits, (_, vector) in zip(found, queries[WARMUP:], strict=False)
             ]
             figures[label]["recall_at_10"] = statistics.fmean(recalls)
+        if label == "lexical" and full_bm25 is not None:
+            figures[label]["agreement_at_10"] = await _agreement(
+                database, full_bm25, tenancy, queries[WARMUP:][:AGREEMENT_QUERIES], found
+            )
     return figures
+
+
+async def _agreement(
+    database: Database,
+    full_bm25: KnowledgeSearch,
+    tenancy: Tenancy,
+    queries: list[tuple[str, list[float]]],
+    found: list[list[int]],
+) -> float:
+    """Share of the full-BM25 top 10 that the timed lexical leg also returned."""
+    shares = []
+    for (query, _), hits in zip(queries, found, strict=False):
+        async with database.session() as session:
+            result = await full_bm25.search(
+                session, query, tenancy.searcher, limit=10, legs=("lexical",)
+            )
+        wanted = {hit.chunk_id for hit in result.hits}
+        shares.append(len(wanted & set(hits)) / len(wanted) if wanted else 1.0)
+    return statistics.fmean(shares)
 
 
 async def run_backend(
@@ -148,12 +175,18 @@ async def run_backend(
         tenancy = await make_tenancy(database)
         layout = Layout(dims)
         search = KnowledgeSearch(Embedder(None, MODEL), KnowledgeSettings())
+        full_bm25 = None
+        if not database.is_sqlite:
+            settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
+            full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
             started = time.perf_counter()
             await build(database, tenancy, corpus, layout, size)
             built = time.perf_counter() - started
             queries = make_queries(corpus, layout, WARMUP + samples, seed=size)
-            figures = await measure(database, search, tenancy, layout, queries, samples, server_pid)
+            figures = await measure(
+                database, search, tenancy, layout, queries, samples, server_pid, full_bm25
+            )
             results[size] = figures
             say(f"  [{backend}] {size:>7} chunks (written in {built:.0f} s):")
             for label, row in figures.items():
@@ -162,6 +195,8 @@ async def run_backend(
                     if "recall_at_10" in row
                     else ""
                 )
+                if "agreement_at_10" in row:
+                    recall = f", top 10 shared with full BM25 {row['agreement_at_10']:.3f}"
                 say(
                     f"    {label:7} p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
                     f"  CPU {row['cpu_ms']:5.1f} ms/query ({int(row['samples'])} samples){recall}"

@@ -140,10 +140,10 @@ async def insert_chunks(
     # One statement for the whole file: the term-statistics trigger then runs once, not per row.
     await session.execute(
         text(
-            "UPDATE knowledge_chunks AS c SET tsv = to_tsvector('simple', d.terms), "
-            "embedding = CAST(d.v AS vector) "
-            "FROM unnest(CAST(:ids AS bigint[]), CAST(:terms AS text[]), CAST(:vs AS text[])) "
-            "AS d(id, terms, v) WHERE c.id = d.id"
+            "UPDATE knowledge_chunks AS c SET tsv = d.tsv, tsv_length = length(d.tsv), "
+            "embedding = CAST(d.v AS vector) FROM (SELECT id, to_tsvector('simple', terms) AS tsv, "
+            "v FROM unnest(CAST(:ids AS bigint[]), CAST(:terms AS text[]), CAST(:vs AS text[])) "
+            "AS u(id, terms, v)) AS d WHERE c.id = d.id"
         ),
         {
             "ids": [c.id for c in chunks],

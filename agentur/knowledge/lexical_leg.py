@@ -2,33 +2,35 @@
 rank by BM25 within the caller's visible files.
 
 - SQLite: dfs from `knowledge_chunks_vocab` (fts5vocab over the FTS5 index); FTS5's own
-  `bm25()` ranks the matches.
+  `bm25()` ranks the matches (`ORDER BY rank LIMIT`, inside FTS5), and only the best few meet
+  the chunk and file rows for the visibility filter.
 - PostgreSQL: dfs, document counts and lengths from `knowledge_term_stats`, kept by a trigger
   per partition (the mandate, or `global`), so IDF reflects what the caller's tenant holds. The
-  GIN index finds candidates; BM25 is computed in SQL over their tsvectors (tf = positions),
-  each query term scoring its best matching word.
+  GIN index finds candidates; BM25 is computed in SQL over the tsvectors (tf = positions) of
+  the best of them by a cheap score (lexical_postgres.py), each query term scoring its best
+  matching word.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import ARRAY, Float, Integer, Text, cast, column, func, literal_column, select, text
+from sqlalchemy import literal_column, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite
 from agentur.knowledge.lexical import query_terms
 from agentur.knowledge.lexical_plan import (
-    BM25_B,
-    BM25_K1,
     MAX_EXPANSIONS,
     LexicalPlan,
-    idf,
     make_plan,
 )
+from agentur.knowledge.lexical_postgres import rank_postgres
+from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 
+FTS_OVERSAMPLE = 2  # FTS5 matches ranked per wanted hit before the visibility filter
 PREFIX_END = "\U0010ffff"  # sorts after every character: [p, p + END) is "starts with p"
 
 
@@ -40,8 +42,10 @@ async def lexical_leg(
     filters: SearchFilters,
     limit: int,
     budget: int,
+    rescored: int,
 ) -> list[int]:
-    """Chunk ids, best first. `budget`: postings one pass may touch (bounds the work)."""
+    """Chunk ids, best first. `budget`: postings one pass may touch (bounds the work);
+    `rescored` (PostgreSQL): candidates that get full BM25 (see lexical_postgres.py)."""
     terms = query_terms(query, language)
     if not terms:
         return []
@@ -52,10 +56,17 @@ async def lexical_leg(
     plan = make_plan(terms, exact, expansions, budget, prefixes)
     if not plan.groups:
         return []
-    rank = _rank_sqlite if sqlite else _rank_postgres
-    found = await rank(session, plan, False, context, filters, limit, budget, documents, length)
+
+    async def rank(all_groups: bool) -> list[int]:
+        if sqlite:
+            return await _rank_sqlite(session, plan, all_groups, context, filters, limit)
+        return await rank_postgres(
+            session, plan, all_groups, context, filters, limit, budget, documents, length, rescored
+        )
+
+    found = await rank(False)
     if plan.narrowed and len(found) < limit:  # filters ate the rare terms' rows: every term
-        found = await rank(session, plan, True, context, filters, limit, budget, documents, length)
+        found = await rank(True)
     return found
 
 
@@ -132,9 +143,6 @@ async def _rank_sqlite(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    budget: int,
-    documents: int,
-    length: int,
 ) -> list[int]:
     phrases: dict[str, None] = {}  # ordered set
     for group in plan.chosen(all_groups=all_groups):
@@ -143,98 +151,41 @@ async def _rank_sqlite(
         else:
             phrases.update((f'"{lexeme}"', None) for lexeme in group.lexemes)
     match = " OR ".join(phrases)
-    statement = (
-        select(ContentChunk.id)
-        .select_from(FTS)
-        .join(ContentChunk, ContentChunk.id == FTS.c.rowid)
-        .join(File, File.id == ContentChunk.file_id)
-        .where(text("knowledge_chunks_fts MATCH :fts_query").bindparams(fts_query=match))
-        .where(*filters.conditions(context))
-        .order_by(literal_column("bm25(knowledge_chunks_fts)"))
-        .limit(limit)
-    )
-    return list((await session.execute(statement)).scalars())
+    # FTS5 ranks its own matches (`ORDER BY rank LIMIT`, bm25 without a join per match); only
+    # the best few meet the chunk and file rows for the visibility filter. When the filter
+    # leaves too few, every match is ranked.
+    asked = limit * FTS_OVERSAMPLE
+    found, complete = await _rank_fts(session, match, context, filters, limit, asked)
+    if len(found) < limit and not complete:
+        found, _ = await _rank_fts(session, match, context, filters, limit, None)
+    return found
 
 
-async def _rank_postgres(
+async def _rank_fts(
     session: AsyncSession,
-    plan: LexicalPlan,
-    all_groups: bool,
+    match: str,
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    budget: int,
-    documents: int,
-    length: int,
-) -> list[int]:
-    lexemes = plan.lexemes(all_groups=all_groups)
-    # Scoring uses every group (a common term still adds its share); candidates come from
-    # `lexemes` only.
-    weights = [
-        (lexeme, number, idf(df, max(documents, df)))
-        for number, group in enumerate(plan.groups)
-        for lexeme, df in group.lexemes.items()
-    ]
-    average = max(length / documents, 1.0) if documents else 1.0
-    match = " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
-    # Only the query's words of each candidate, with their positions: marking them (setweight)
-    # and keeping the marked ones (ts_filter) is one pass over the tsvector, where unnesting
-    # all of it would feed every word of every candidate into the join.
-    stored = literal_column("knowledge_chunks.tsv")
-    only_query_words = func.ts_filter(
-        func.setweight(stored, literal_column("'A'"), cast([w[0] for w in weights], ARRAY(Text))),
-        literal_column("'{a}'"),
+    asked: int | None,
+) -> tuple[list[int], bool]:
+    rank = literal_column("rank")
+    matches = (
+        select(FTS.c.rowid.label("id"), rank.label("score"))
+        .where(text("knowledge_chunks_fts MATCH :fts_query").bindparams(fts_query=match))
+        .order_by(rank)
+        .limit(asked)
+        .cte("matches")
+        .prefix_with("MATERIALIZED")
     )
-    candidates = (
-        select(
-            ContentChunk.id.label("id"),
-            only_query_words.label("tsv"),
-            func.length(stored).label("dl"),
-        )
+    ranked = (
+        select(ContentChunk.id, matches.c.score)
+        .select_from(matches)
+        .join(ContentChunk, ContentChunk.id == matches.c.id)
         .join(File, File.id == ContentChunk.file_id)
-        .where(
-            text("knowledge_chunks.tsv @@ to_tsquery('simple', :ts_match)").bindparams(
-                ts_match=match
-            )
-        )
         .where(*filters.conditions(context))
-        .limit(budget)
-        .cte("candidates")
-    )
-    words = (
-        func.unnest(candidates.c.tsv)
-        .table_valued(column("lexeme", Text), column("positions", ARRAY(Integer)), name="u")
-        .render_derived()
-        .lateral()
-    )
-    query_words = (
-        func.unnest(
-            cast([w[0] for w in weights], ARRAY(Text)),
-            cast([w[1] for w in weights], ARRAY(Integer)),
-            cast([w[2] for w in weights], ARRAY(Float)),
-        )
-        .table_valued(
-            column("lexeme", Text), column("grp", Integer), column("idf", Float), name="q"
-        )
-        .render_derived()
-    )
-    tf = func.coalesce(func.array_length(words.c.positions, 1), 1)
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * candidates.c.dl / average)
-    per_term = (
-        select(
-            candidates.c.id,
-            func.max(query_words.c.idf * tf * (BM25_K1 + 1) / (tf + norm)).label("score"),
-        )
-        .select_from(candidates)
-        .join(words, literal_column("true"))
-        .join(query_words, query_words.c.lexeme == words.c.lexeme)
-        .group_by(candidates.c.id, query_words.c.grp)
-        .subquery("per_term")
-    )
-    statement = (
-        select(per_term.c.id)
-        .group_by(per_term.c.id)
-        .order_by(func.sum(per_term.c.score).desc(), per_term.c.id)
+        .order_by(matches.c.score, ContentChunk.id)
         .limit(limit)
+        .subquery("ranked")
     )
-    return list((await session.execute(statement)).scalars())
+    return await rank_visible(session, ranked, matches, asked or 0)

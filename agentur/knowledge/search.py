@@ -127,6 +127,7 @@ class KnowledgeSearch:
                     filters,
                     candidates,
                     self.settings.knowledge_vector_oversample,
+                    self.settings.knowledge_vector_ef_search,
                 )
             except EmbeddingUnavailable as error:
                 vector_error = str(error)
@@ -141,6 +142,7 @@ class KnowledgeSearch:
                 filters,
                 candidates,
                 self.settings.knowledge_lexical_budget,
+                self.settings.knowledge_lexical_rescored,
             )
         fused = fuse(rankings, self.settings.knowledge_rrf_k)[:limit]
         hits = await self._load(session, fused, context, filters)

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, column, select, table, text
+from sqlalchemy import ColumnElement, column, literal_column, or_, select, table, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
@@ -20,7 +20,7 @@ from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 from agentur.workspace.scopes import visible_files
 
-# KNN rounds on SQLite: oversample, filter, and widen while filters ate too many hits.
+# Vector rounds: widen while the filters left too few hits and the index has more.
 KNN_GROWTH = 4
 KNN_MAX = 4_000
 
@@ -54,58 +54,67 @@ async def vector_leg(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    oversample: int = 2,
+    oversample: int = 3,
+    ef_search: int = 200,
 ) -> list[int]:
-    """Nearest chunks the caller may see. The index answers first (HNSW / bit KNN within the
-    caller's tenant partition plus global), the visibility filter runs on those candidates;
-    when it leaves fewer than `limit`, the candidate set grows. `oversample` (SQLite): bit-index
-    candidates per wanted hit that exact cosine ranks."""
+    """Nearest chunks the caller may see. The index answers within the caller's tenant
+    partition plus global (HNSW / bit KNN) and the visibility filter runs in the same
+    statement; when it leaves fewer than `limit` and the index has more, the candidate set
+    grows. `oversample` (SQLite): bit-index candidates per wanted hit that exact cosine ranks;
+    `ef_search` (PostgreSQL): HNSW candidate list (at least `limit`)."""
     conditions = filters.conditions(context)
-    # SQLite oversamples inside `nearest` (bits → exact cosine), so it asks for `limit`; the
-    # top-k upkeep of sqlite-vec grows with k.
-    k = limit if is_sqlite(session) else max(limit * KNN_GROWTH, 50)
+    k = limit
     while True:
-        candidates = await _knn(session, vector, model, context, k, oversample)
-        if not candidates:
-            return []
-        allowed = set(
-            (
-                await session.execute(
-                    select(ContentChunk.id)
-                    .join(File, File.id == ContentChunk.file_id)
-                    .where(ContentChunk.id.in_(candidates), *conditions)
-                )
-            ).scalars()
-        )
-        kept = [chunk_id for chunk_id in candidates if chunk_id in allowed]
-        # Fewer candidates than asked for: the partitions hold no more.
-        if len(kept) >= limit or len(candidates) < k or k >= KNN_MAX:
-            return kept[:limit]
+        if is_sqlite(session):
+            parts = (context.mandate_id, GLOBAL_PARTITION)
+            found, exhausted = await nearest(
+                session, vector, model, parts, conditions, k, oversample
+            )
+        else:
+            found, exhausted = await _hnsw(
+                session, vector, model, context, conditions, k, ef_search
+            )
+        if len(found) >= limit or exhausted or k >= KNN_MAX:
+            return found[:limit]
         k = min(k * KNN_GROWTH, KNN_MAX)
 
 
-async def _knn(
+async def _hnsw(
     session: AsyncSession,
     vector: list[float],
     model: str,
     context: RequestContext,
+    conditions: list[ColumnElement[bool]],
     k: int,
-    oversample: int,
-) -> list[int]:
-    dims = len(vector)
-    if is_sqlite(session):
-        parts = (context.mandate_id, GLOBAL_PARTITION)
-        return await nearest(session, vector, model, parts, k, oversample)
-    await session.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
-    await session.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, min(k, 1000))}"))
-    # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
-    rows = await session.execute(
+    ef_search: int,
+) -> tuple[list[int], bool]:
+    """PostgreSQL: HNSW with pgvector's iterative scan, which keeps walking the graph until `k`
+    rows pass the filters (the tenant partition and the caller's visibility, checked per row
+    as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds."""
+    dims = int(len(vector))
+    # Both for this transaction only, in one round trip.
+    await session.execute(
         text(
-            f"SELECT id FROM knowledge_chunks WHERE embedding_dims = {int(dims)} "
-            "AND embedding_model = :model AND (mandate_id = :mine OR scope = 'global') "
-            f"ORDER BY embedding::vector({int(dims)}) <=> CAST(:v AS vector({int(dims)})) "
-            "LIMIT :k"
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.ef_search', :ef, true)"
         ),
-        {"v": json.dumps(vector), "k": k, "mine": context.mandate_id, "model": model},
+        {"ef": str(max(k, min(ef_search, 1000)))},
     )
-    return [row[0] for row in rows]
+    # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
+    embedding = literal_column(f"knowledge_chunks.embedding::vector({dims})")
+    query = text(f"CAST(:v AS vector({dims}))").bindparams(v=json.dumps(vector))
+    distance = embedding.op("<=>")(query)
+    statement = (
+        select(ContentChunk.id)
+        .join(File, File.id == ContentChunk.file_id)
+        .where(
+            literal_column(f"knowledge_chunks.embedding_dims = {dims}"),
+            ContentChunk.embedding_model == model,
+            or_(ContentChunk.mandate_id == context.mandate_id, ContentChunk.scope == "global"),
+            *conditions,
+        )
+        .order_by(distance)
+        .limit(k)
+    )
+    found = list((await session.execute(statement)).scalars())
+    return found, len(found) < k

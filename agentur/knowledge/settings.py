@@ -58,12 +58,27 @@ class KnowledgeSettings(PartSettings):
         description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
         "within it find candidates, common ones only add to their score; bounds latency.",
     )
+    knowledge_lexical_rescored: int = Field(
+        default=200,
+        ge=1,
+        le=100_000,
+        description="PostgreSQL: lexical candidates, best by BM25 without term frequencies "
+        "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
+    )
     knowledge_vector_oversample: int = Field(
-        default=2,
+        default=3,
         ge=1,
         le=100,
         description="SQLite: candidates per wanted hit that the one-bit vector index hands to "
         "exact cosine ranking; higher finds more of the exact nearest, slower.",
+    )
+    knowledge_vector_ef_search: int = Field(
+        default=200,
+        ge=1,
+        le=1_000,
+        description="PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
+        "least the leg's candidates); higher finds more of the exact nearest, slower, and "
+        "makes the planner prefer an exact scan on small tables (10k chunks: from 250 on).",
     )
     knowledge_max_search_limit: int = Field(
         default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."

@@ -17,13 +17,34 @@ doubles until CENTRE_SETTLES, after which the mean barely moves; it is stored pe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 import numpy as np
-from sqlalchemy import text
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Integer,
+    LargeBinary,
+    bindparam,
+    column,
+    func,
+    select,
+    table,
+    text,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
+
+from agentur.knowledge.ranked_candidates import rank_visible
+from agentur.storage.models import File
+from agentur.storage.models.knowledge import ContentChunk
 
 CENTRE_SETTLES = 4_096  # vectors after which the centre is no longer recomputed
 MAX_KNN = 4_096  # sqlite-vec's largest k
+
+VECTORS = table("knowledge_vectors", column("id", Integer), column("embedding", LargeBinary))
+# A settled centre never changes again (see write_vectors): searches keep it per database and
+# dimension instead of reading it on every query.
+_SETTLED: WeakKeyDictionary[Engine, dict[int, np.ndarray]] = WeakKeyDictionary()
 
 
 def bits_table(dims: int) -> str:
@@ -53,6 +74,19 @@ async def _stored_centre(session: AsyncSession, dims: int) -> tuple[np.ndarray, 
     if row is None:
         return None
     return np.frombuffer(row[0], dtype=np.float32), int(row[1]), int(row[2])
+
+
+async def _centre(session: AsyncSession, dims: int) -> np.ndarray | None:
+    engine = session.bind.sync_engine
+    settled = _SETTLED.setdefault(engine, {})
+    if dims in settled:
+        return settled[dims]
+    stored = await _stored_centre(session, dims)
+    if stored is None:
+        return None
+    if stored[1] >= CENTRE_SETTLES:
+        settled[dims] = stored[0]
+    return stored[0]
 
 
 async def write_vectors(
@@ -137,36 +171,49 @@ async def nearest(
     vector: Sequence[float],
     model: str,
     partitions: Sequence[str],
+    conditions: Sequence[ColumnElement[bool]],
     k: int,
     oversample: int,
-) -> list[int]:
-    """Chunk ids of `model` in `partitions`, nearest first: `oversample` × k candidates by
-    bits (per partition: sqlite-vec takes k from each), the best k by exact cosine distance.
-    Measured at 100k chunks (bench/search_scale.py): oversample 1 / 2 / 4 → recall@10 vs
-    exact 0.980 / 0.993 / 0.998 at 20 / 23 / 36 ms CPU per vector search (sqlite-vec's top-k
-    upkeep grows with k)."""
+) -> tuple[list[int], bool]:
+    """Chunk ids of `model` in `partitions` that meet `conditions` (the caller's visibility),
+    nearest first, and whether the bit index had no more candidates to give. `oversample` × k
+    candidates come by bits (per partition: sqlite-vec takes k from each); the visible ones
+    are ranked by exact cosine distance in the same statement, so files the caller may not see
+    neither cost a second round trip nor push visible chunks out of the k. Measured at 100k
+    chunks, a quarter of them invisible to the searcher (bench/search_scale.py): oversample
+    2 / 3 → recall@10 vs exact 0.984 / 0.993 at 14 / 18 ms CPU per vector search (sqlite-vec's
+    top-k upkeep grows with k)."""
     dims = len(vector)
-    stored = await _stored_centre(session, dims)
-    if stored is None:  # no vector of this dimension was ever written
-        return []
+    centre = await _centre(session, dims)
+    if centre is None:  # no vector of this dimension was ever written
+        return [], True
     query = np.asarray(vector, dtype=np.float32)
-    marks = ", ".join(f":p{i}" for i in range(len(partitions)))
-    rows = await session.execute(
+    coarse = min(max(k * oversample, k), MAX_KNN)
+    # The KNN stays alone in its materialized CTE (sqlite-vec plans `k = ?` there).
+    near = (
         text(
-            # The KNN stays alone in its subquery (sqlite-vec plans `k = ?` there).
-            f"SELECT c.id FROM (SELECT rowid FROM {bits_table(dims)} "
-            f"WHERE embedding MATCH vec_bit(:bits) AND k = :coarse AND part IN ({marks})) AS near "
-            "JOIN knowledge_vectors v ON v.id = near.rowid "
-            "JOIN knowledge_chunks c ON c.id = near.rowid WHERE c.embedding_model = :model "
-            "ORDER BY vec_distance_cosine(v.embedding, :v), c.id LIMIT :k"
-        ),
-        {
-            "bits": _bits(query[None, :], stored[0])[0],
-            "coarse": min(max(k * oversample, k), MAX_KNN),
-            "model": model,
-            "v": query.tobytes(),
-            "k": k,
-            **{f"p{i}": part for i, part in enumerate(partitions)},
-        },
+            f"SELECT rowid AS id FROM {bits_table(dims)} "
+            "WHERE embedding MATCH vec_bit(:bits) AND k = :coarse AND part IN :parts"
+        )
+        .bindparams(
+            bindparam("parts", list(partitions), expanding=True),
+            bits=_bits(query[None, :], centre)[0],
+            coarse=coarse,
+        )
+        .columns(column("id", Integer))
+        .cte("near")
+        .prefix_with("MATERIALIZED")
     )
-    return [row[0] for row in rows]
+    distance = func.vec_distance_cosine(VECTORS.c.embedding, query.tobytes())
+    ranked = (
+        select(ContentChunk.id, distance.label("distance"))
+        .select_from(near)
+        .join(VECTORS, VECTORS.c.id == near.c.id)
+        .join(ContentChunk, ContentChunk.id == near.c.id)
+        .join(File, File.id == ContentChunk.file_id)
+        .where(ContentChunk.embedding_model == model, *conditions)
+        .order_by(distance, ContentChunk.id)
+        .limit(k)
+        .subquery("ranked")
+    )
+    return await rank_visible(session, ranked, near, coarse)

@@ -108,3 +108,39 @@ async def test_postgres_term_stats_follow_writes_and_deletes(
     found = await stats()
     assert found[(acme, "lynx")][0] == 1 and (acme, "river") not in found
     assert found[(acme, "")][0] == 1 and found[(other, "lynx")][0] == 1
+
+
+async def test_best_matches_hidden_from_the_caller_do_not_crowd_out_theirs(
+    runtime: Runtime, store: KnowledgeStore, tenants
+) -> None:
+    """A colleague's personal file holds 150 chunks that match better than Alice's one chunk:
+    more than the matches ranked before the visibility filter (SQLite: FTS5's best 2 × limit;
+    PostgreSQL: the cheap score's best). Alice still finds hers, and only hers."""
+    alice = await tenants.member("acme")
+    colleague = await tenants.member("acme")
+    body = "\n\n".join(f"## Part {i}\n\nquokka quokka quokka {i}" for i in range(150))
+    await upload(runtime, colleague.context, "crowd.md", "# Crowd\n\n" + body)
+    mine = await upload(runtime, alice.context, "mine.md", "# Mine\n\nOne quokka among many words.")
+    outcomes = await store.worker.run_until_idle()
+    assert sum(o.chunks for o in outcomes) > 150
+    async with runtime.database.session() as session:
+        result = await store.search.search(
+            session, "quokka", alice.context, legs=("lexical",), limit=5
+        )
+    assert [h.file_id for h in result.hits] == [mine.id]
+
+
+async def test_postgres_keeps_the_bm25_length_beside_the_terms(
+    runtime: Runtime, store: KnowledgeStore, tenants
+) -> None:
+    if runtime.database.is_sqlite:
+        return  # FTS5 keeps document lengths itself
+    alice = await tenants.member("acme")
+    await upload(runtime, alice.context, "a.md", "# A\n\nlynx river forest lynx")
+    await upload(runtime, alice.context, "b.md", "# B\n\n" + "meadow " * 30)
+    await store.worker.run_until_idle()
+    async with runtime.database.session() as session:
+        rows = (
+            await session.execute(text("SELECT tsv_length, length(tsv) FROM knowledge_chunks"))
+        ).all()
+    assert len(rows) >= 2 and all(stored == actual > 0 for stored, actual in rows)

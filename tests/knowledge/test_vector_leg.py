@@ -102,3 +102,37 @@ async def test_vector_leg_finds_the_exact_nearest(runtime: Runtime, tenants: Ten
                 for table in ("knowledge_vectors", f"knowledge_bits_{DIMS}")
             ]
         assert counts == [(FILES - 1) * PER_FILE] * 2
+
+
+async def test_vector_leg_passes_over_what_the_caller_may_not_see(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """A colleague's personal file holds the 240 chunks nearest to the query, more than the
+    first round's candidates: the visibility filter runs with the ranking, the candidate set
+    widens, and the caller gets their own chunks, nearest first."""
+    alice = await tenants.member("acme")
+    colleague = await tenants.member("acme")
+    rng = np.random.default_rng(5)
+    target = _unit(rng.standard_normal(DIMS))
+    hidden = _unit(target + 0.2 * _unit(rng.standard_normal((6 * PER_FILE, DIMS))))
+    mine = _unit(target + 0.9 * _unit(rng.standard_normal((PER_FILE, DIMS))))
+    for number in range(6):
+        await _write(
+            runtime, colleague, number, hidden[number * PER_FILE : (number + 1) * PER_FILE]
+        )
+    own = await _write(runtime, alice, 9, mine)
+    ids = np.array(await _ids_by_row(runtime, [own]))
+    search = KnowledgeSearch(Embedder(None, MODEL), KnowledgeSettings())
+    async with runtime.database.session() as session:
+        result = await search.search(
+            session,
+            "chunk",
+            alice.context,
+            limit=10,
+            query_vector=target.tolist(),
+            legs=("vector",),
+        )
+    assert {hit.file_id for hit in result.hits} == {own}
+    exact = ids[np.argsort(-(mine @ target))[:10]]
+    assert [hit.chunk_id for hit in result.hits][:3] == exact[:3].tolist()
+    assert len(set(hit.chunk_id for hit in result.hits) & set(exact.tolist())) >= 9

@@ -1,6 +1,6 @@
-"""Migration 0006 on a database that already holds vectors and terms: SQLite's float vectors
-move to the one-bit index + exact floats and stay searchable; PostgreSQL keeps `tsv` inline
-with its term statistics unchanged."""
+"""Migrations 0011 and 0015 on a database that already holds vectors and terms: SQLite's float
+vectors move to the one-bit index + exact floats and stay searchable; PostgreSQL moves `tsv` out
+of line with its length beside it and its term statistics unchanged."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ async def test_upgrade_keeps_vectors_and_terms(empty_url: str) -> None:
         async with database.session() as session:
             if database.is_sqlite:
                 for i, vector in enumerate(vectors):
-                    found = await nearest(session, vector.tolist(), "x:model", ["m"], 1, 4)
+                    found, _ = await nearest(session, vector.tolist(), "x:model", ["m"], [], 1, 4)
                     assert found == [i + 1]
                 assert await session.scalar(text("SELECT count(*) FROM knowledge_vectors")) == 2
                 gone = await session.scalar(
@@ -111,7 +111,13 @@ async def test_upgrade_keeps_vectors_and_terms(empty_url: str) -> None:
                         "AND attrelid = 'knowledge_chunks'::regclass"
                     )
                 )
-                assert storage == "m"
+                assert storage == "x"  # out of line again (0015): the cheap step reads no tsv
+                lengths = await session.execute(text("SELECT tsv_length FROM knowledge_chunks"))
+                assert [row[0] for row in lengths] == [2, 2]
+                options = await session.scalar(
+                    text("SELECT reloptions::text FROM pg_class WHERE relname = 'knowledge_chunks'")
+                )
+                assert "toast_tuple_target=512" in options
                 stats = await session.scalar(
                     text("SELECT df FROM knowledge_term_stats WHERE part = 'm' AND term = 'zebra'")
                 )

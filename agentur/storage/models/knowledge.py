@@ -5,7 +5,8 @@ Besides these ORM tables the migration creates per dialect:
   frequencies `knowledge_chunks_vocab` (fts5vocab), and one sqlite-vec
   `vec0` table per embedding dimension, `knowledge_vec_<dims>` (rowid = chunk id, partitioned by
   mandate, or `global` for global files). Tables for new dimensions are created on first use.
-- PostgreSQL: `knowledge_chunks.tsv` (tsvector, GIN), BM25 statistics per partition in
+- PostgreSQL: `knowledge_chunks.tsv` (tsvector, GIN, stored out of line) with its length in
+  `knowledge_chunks.tsv_length`, BM25 statistics per partition in
   `knowledge_term_stats` (part, term, df, total; kept by statement triggers on
   knowledge_chunks), and `knowledge_chunks.embedding` (an
   untyped pgvector column) with one partial HNSW index per dimension on
