@@ -116,6 +116,22 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
+@pytest.fixture(params=BACKENDS)
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database with nothing in it — not cloned from the migrated template (migration and
+    start-up tests)."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
+        return
+    admin_url = request.getfixturevalue("postgres_admin_url")
+    name = f"empty_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(False)
+    finally:
+        asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
 @pytest.fixture
 def settings(tmp_path: Path, database_url: str) -> Settings:
     # No grace period: tests see bytes go as soon as their last file does (the grace period

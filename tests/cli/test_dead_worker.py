@@ -7,14 +7,12 @@ import asyncio
 import os
 import signal
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.engine import make_url
 
 from agentur.agent.recover_dead_runs import WORKER_STOPPED
 from agentur.storage.database import create_engine
@@ -22,7 +20,6 @@ from agentur.storage.models.ai import AiReservation
 from tests.ai.wire_servers import WireServer
 from tests.cli.cli_helpers import cli_env, serving
 from tests.cli.test_two_workers import _reply
-from tests.conftest import BACKENDS, _admin_execute
 
 pytestmark = pytest.mark.slow
 
@@ -32,20 +29,6 @@ def model() -> Iterator[WireServer]:
     with WireServer("openai", "/v1") as server:
         server.default_reply = _reply  # a prompt with WAIT hangs in its model call
         yield server
-
-
-@pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'agentur.db'}"
-        return
-    admin_url = request.getfixturevalue("postgres_admin_url")
-    name = f"dead_worker_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
-    try:
-        yield make_url(admin_url).set(database=name).render_as_string(False)
-    finally:
-        asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 async def _holds_of(url: str, run_id: str) -> int:
@@ -96,9 +79,9 @@ async def _until_failed(base_url: str, headers: dict[str, str], run_id: str) -> 
 
 
 def test_a_killed_workers_run_fails_when_the_next_worker_starts(
-    tmp_path: Path, database_url: str, model: WireServer
+    tmp_path: Path, empty_database_url: str, model: WireServer
 ) -> None:
-    env = cli_env(tmp_path / ".agentur", database_url) | {
+    env = cli_env(tmp_path / ".agentur", empty_database_url) | {
         "AGENTUR_OPENAI_COMPATIBLE_BASE_URL": model.base_url,
         "AGENTUR_OPENAI_COMPATIBLE_MODELS": "wire-model",
         "AGENTUR_ALLOW_UNPRICED_MODELS": "true",
@@ -110,9 +93,11 @@ def test_a_killed_workers_run_fails_when_the_next_worker_starts(
         headers = {
             "Authorization": f"Bearer {(tmp_path / '.agentur' / 'admin.key').read_text().strip()}"
         }
-        run_id = asyncio.run(_kill_during_a_run(a.base_url, a.pid, headers, model, database_url))
+        run_id = asyncio.run(
+            _kill_during_a_run(a.base_url, a.pid, headers, model, empty_database_url)
+        )
     with serving(tmp_path, env, "worker-b") as b:
         run = asyncio.run(_until_failed(b.base_url, headers, run_id))
     assert (run["status"], run["error"]) == ("failed", WORKER_STOPPED), run
     assert run["delete_status"] == 409  # as for any finished run
-    assert asyncio.run(_holds_of(database_url, run_id)) == 0
+    assert asyncio.run(_holds_of(empty_database_url, run_id)) == 0

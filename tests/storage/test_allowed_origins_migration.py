@@ -5,32 +5,12 @@ conversation parses it)."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from agentur.assistant.assistant_service import parse_definition
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
-from tests.conftest import BACKENDS, _admin_execute
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
-        return
-    import asyncio
-
-    admin_url = request.getfixturevalue("postgres_admin_url")
-    name = f"old_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
-    yield make_url(admin_url).set(database=name).render_as_string(False)
-    asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 async def _assistant(database: Database, assistant_id: str, origins: list[str]) -> None:
@@ -46,8 +26,8 @@ async def _assistant(database: Database, assistant_id: str, origins: list[str]) 
         )
 
 
-async def test_non_origins_are_removed_and_origins_kept(empty_url: str) -> None:
-    database = Database(empty_url)
+async def test_non_origins_are_removed_and_origins_kept(empty_database_url: str) -> None:
+    database = Database(empty_database_url)
     try:
         await upgrade_database(database.engine, "0013")
         async with database.transaction() as session:

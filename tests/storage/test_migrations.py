@@ -2,32 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from sqlalchemy import insert, inspect, text
-from sqlalchemy.engine import make_url
 
 from agentur.storage.database import create_engine
 from agentur.storage.migrate import current_revision, head_revision, upgrade_database
 from agentur.storage.models import Base, Mandate
-from tests.conftest import BACKENDS, _admin_execute
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database with nothing in it — not cloned from the migrated template."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
-        return
-    admin_url = request.getfixturevalue("postgres_admin_url")
-    name = f"empty_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
-    yield make_url(admin_url).set(database=name).render_as_string(False)
-    asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 async def _table_names(url: str) -> set[str]:

@@ -4,33 +4,12 @@ of line with its length beside it and its term statistics unchanged."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
-import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from agentur.knowledge.sqlite_vectors import nearest
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
-from tests.conftest import BACKENDS, _admin_execute
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'old.db'}"
-        return
-    import asyncio
-
-    admin_url = request.getfixturevalue("postgres_admin_url")
-    name = f"old_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin_execute(admin_url, f"CREATE DATABASE {name}"))
-    yield make_url(admin_url).set(database=name).render_as_string(False)
-    asyncio.run(_admin_execute(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 async def _old_rows(database: Database, vectors: np.ndarray) -> None:
@@ -85,8 +64,8 @@ async def _old_rows(database: Database, vectors: np.ndarray) -> None:
                 )
 
 
-async def test_upgrade_keeps_vectors_and_terms(empty_url: str) -> None:
-    database = Database(empty_url)
+async def test_upgrade_keeps_vectors_and_terms(empty_database_url: str) -> None:
+    database = Database(empty_database_url)
     rng = np.random.default_rng(3)
     vectors = rng.standard_normal((2, 384))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
