@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agentur.storage.private_files import secure_data_dir
 from tests.api.serve_process import Served, serve
@@ -31,6 +32,7 @@ def _modes(root: Path) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow  # a real `agentur serve` process
 def test_served_server_keeps_its_promises(tmp_path: Path) -> None:
     with serve(tmp_path / "data") as served:
         # A NUL byte in a header never reaches the app: the parser's 400 is problem+json too.

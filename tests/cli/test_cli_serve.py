@@ -67,6 +67,7 @@ def _serve_twice(tmp_path: Path, database_url: str | None) -> None:
     assert key_path.read_bytes() == key_file and key_path.stat().st_mtime_ns == key_mtime
 
 
+@pytest.mark.slow  # real `agentur serve` processes, started twice
 def test_serve_on_sqlite_bootstraps_once_and_keeps_data(tmp_path: Path) -> None:
     _serve_twice(tmp_path, None)
     assert (tmp_path / ".agentur" / "agentur.db").is_file()
@@ -74,6 +75,7 @@ def test_serve_on_sqlite_bootstraps_once_and_keeps_data(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif("postgresql" not in BACKENDS, reason="PostgreSQL backend not configured")
+@pytest.mark.slow  # real `agentur serve` processes, started twice
 def test_serve_on_postgresql_bootstraps_once_and_keeps_data(
     tmp_path: Path, postgres_admin_url: str
 ) -> None:
