@@ -24,6 +24,7 @@ from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
 from agentur.storage.models.knowledge import FileContentIndex
 from tests.conftest import Member, Tenants
 from tests.web.browser import screenshot, serious_accessibility_violations
+from tests.web.workspace_app import sign_in
 
 OFFER = (
     "Offerte Gartenpflege 2026\n\n"
@@ -86,11 +87,6 @@ async def check_screen(page: Page, name: str) -> None:
     assert await serious_accessibility_violations(page) == [], name
 
 
-async def sign_in(page: Page, member: Member) -> None:
-    await page.get_by_label("API-Schlüssel").fill(member.key)
-    await page.get_by_role("button", name="Anmelden").click()
-
-
 async def test_sign_in_files_search_usage_and_mandates(
     base_url: str,
     browser_context: BrowserContext,
@@ -110,10 +106,9 @@ async def test_sign_in_files_search_usage_and_mandates(
     await expect(page.get_by_role("heading", name="Anmelden")).to_be_visible()
     assert await page.evaluate("document.documentElement.lang") == "de"
     await check_screen(page, "sign-in")
-    await page.get_by_label("API-Schlüssel").fill(alice.key + "x")
-    await page.get_by_role("button", name="Anmelden").click()
+    await sign_in(page, alice.key + "x")
     await expect(page.get_by_role("alert")).to_contain_text("invalid, expired or revoked")
-    await sign_in(page, alice)
+    await sign_in(page, alice.key)
     await expect(page.get_by_role("heading", name="Dateien", exact=True)).to_be_visible()
     cookies = await browser_context.cookies()
     assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
@@ -225,7 +220,7 @@ async def test_sign_in_files_search_usage_and_mandates(
     await revoke(runtime, bob)
     await page.get_by_label("Zeitraum").select_option(label="Letzte 30 Tage")  # a request
     await expect(page.get_by_role("heading", name="Anmelden")).to_be_visible()
-    await sign_in(page, alice)  # and back where the browser was
+    await sign_in(page, alice.key)  # and back where the browser was
     await expect(page.get_by_role("heading", name="Verbrauch", exact=True)).to_be_visible()
     await expect(page.get_by_label("Mandant", exact=True).locator("option")).to_have_count(1)
 
@@ -268,7 +263,7 @@ async def test_index_status_shows_progress_while_a_file_is_indexed(
         )
     page = await browser_context.new_page()
     await page.goto(base_url + "/#/files")
-    await sign_in(page, alice)
+    await sign_in(page, alice.key)
     status = page.locator("tr", has_text="lang.txt").locator(".index-status")
     await expect(status.locator(".badge")).to_have_text("wird indexiert")
     progress = status.get_by_role("progressbar", name="Indexierung von lang.txt")

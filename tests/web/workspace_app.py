@@ -15,10 +15,15 @@ async def open_signed_in(context: BrowserContext, base_url: str, key: str, route
     """A page on `#/<route>` after signing in with `key` (the UI is German: de-CH)."""
     page = await context.new_page()
     await page.goto(f"{base_url}/#/{route}")
-    await page.get_by_label("API-Schlüssel").fill(key)
-    await page.get_by_role("button", name="Anmelden").click()
+    await sign_in(page, key)
     await page.get_by_role("navigation").wait_for()
     return page
+
+
+async def sign_in(page: Page, key: str) -> None:
+    """Submit the sign-in form (German UI) with `key`."""
+    await page.get_by_label("API-Schlüssel").fill(key)
+    await page.get_by_role("button", name="Anmelden").click()
 
 
 async def api_get(base_url: str, member: Member, path: str) -> Any:
