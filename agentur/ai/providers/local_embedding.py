@@ -30,6 +30,8 @@ from typing import Any, Protocol
 from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.static_embedding import MODEL_NAME as STATIC_MODEL_NAME
+from agentur.ai.providers.static_embedding import StaticE5Engine
 from agentur.cpu_pool import in_background, offload
 
 # onnxruntime phones home on some platforms unless told not to; we run offline.
@@ -109,8 +111,9 @@ class MiniLmEngine:
         return vectors
 
 
-ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine]] = {
+ENGINES: dict[str, type[E5Engine] | type[MiniLmEngine] | type[StaticE5Engine]] = {
     "multilingual-e5-small": E5Engine,
+    STATIC_MODEL_NAME: StaticE5Engine,
     "all-minilm-l6-v2": MiniLmEngine,
 }
 
