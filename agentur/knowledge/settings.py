@@ -11,7 +11,7 @@ from agentur.config import PartSettings
 
 class KnowledgeSettings(PartSettings):
     knowledge_local_embedding_model: Literal[
-        "multilingual-e5-small", "multilingual-e5-small-static", "all-minilm-l6-v2", "none"
+        "multilingual-e5-small", "all-minilm-l6-v2", "none"
     ] = Field(
         default="multilingual-e5-small",
         description="On-device embedding model of the `local` provider; `none` switches it off.",
