@@ -203,7 +203,8 @@ async def evaluate(url, work, provider, docs, qrels, splits) -> dict[str, float]
 
 
 async def run_on(backend: str, work: Path, provider, docs, qrels, splits) -> dict[str, float]:
-    url, server = f"sqlite+aiosqlite:///{work}.db", None
+    await asyncio.to_thread(work.mkdir, parents=True)
+    url, server = f"sqlite+aiosqlite:///{work / 'quality.db'}", None
     if backend == "postgresql":
         from indexing_load import postgres_url
 
