@@ -12,10 +12,10 @@ from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
 from agentur.assistant.intent_head import Calibrated, fit, threshold_for, train, train_mixed
-from agentur.assistant.keyword_router import Candidate
+from agentur.assistant.keyword_router import Candidate, Scored
 from agentur.assistant.lexical_head import train_lexical
 from agentur.assistant.match_confidence import SIGNALS, train_confidence
-from agentur.assistant.route_message import route_message
+from agentur.assistant.route_message import confirming, decide, merge, route_message
 from agentur.assistant.text_tokens import words
 from tests.assistant.turns import CONTEXT
 
@@ -247,3 +247,22 @@ async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_la
     ):
         assert (await route_message(message, SHOP, **kwargs)).kind == "out_of_scope", message
     await ai.aclose()
+
+
+def test_a_keyword_hit_confirms_the_similarity_choice_but_does_not_override_it() -> None:
+    opening = Candidate("faq", "opening", ("When are you open?",), ("open",))
+    order = Candidate("flow", "order", ("Where is my order?",), ("order",))
+    greeting = Candidate("greeting", "", (), ("hello",))
+    similarity = [Scored(order, 0.5, "similarity"), Scored(opening, 0.2, "similarity")]
+    # "open" names the opening FAQ, but the examples say the message is about the order.
+    keywords = [Scored(opening, 0.75, "keyword"), Scored(order, 0.0, "keyword")]
+    kept = confirming(keywords, similarity)
+    assert [item.candidate for item in kept] == [order]
+    routed = decide(merge(kept, similarity), ROUTER)
+    assert (routed.kind, routed.target) == ("out_of_scope", None)  # 0.5: below the threshold
+    confirmed = [Scored(order, 0.75, "keyword"), Scored(greeting, 0.75, "keyword")]
+    assert decide(merge(confirming(confirmed, similarity), similarity), ROUTER).target == "order"
+    # Candidates the similarity leg does not score (no examples) keep their keyword score,
+    # and without similarity every keyword counts.
+    assert greeting in [item.candidate for item in confirming(confirmed, similarity)]
+    assert confirming(keywords, []) == keywords
