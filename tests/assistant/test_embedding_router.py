@@ -266,3 +266,62 @@ def test_a_keyword_hit_confirms_the_similarity_choice_but_does_not_override_it()
     # and without similarity every keyword counts.
     assert greeting in [item.candidate for item in confirming(confirmed, similarity)]
     assert confirming(keywords, []) == keywords
+
+
+# What an author writes: per FAQ a question and four variants, here all in German.
+PRAXIS = [
+    Candidate("faq", faq_id, examples)
+    for faq_id, examples in (
+        (
+            "termin",
+            (
+                "Wie kann ich einen Termin vereinbaren?",
+                "Termin buchen",
+                "Kann ich online einen Termin abmachen?",
+                "Ich möchte einen Termin für nächste Woche",
+                "Habt ihr diese Woche noch einen freien Termin?",
+            ),
+        ),
+        (
+            "kosten",
+            (
+                "Was kostet eine Behandlung?",
+                "Wie teuer ist die Konsultation?",
+                "Preise für eine Sitzung",
+                "Zahlt die Krankenkasse die Behandlung?",
+                "Muss ich die Rechnung selber bezahlen?",
+            ),
+        ),
+        (
+            "parkieren",
+            (
+                "Wo kann ich parkieren?",
+                "Gibt es Parkplätze bei der Praxis?",
+                "Kann ich mit dem Auto kommen?",
+                "Parkhaus in der Nähe",
+                "Wie komme ich mit dem Zug zu euch?",
+            ),
+        ),
+    )
+]
+
+
+async def test_five_german_variants_route_unseen_paraphrases_and_refuse_chatter() -> None:
+    ai = AiService([LocalEmbeddingProvider()])
+    kwargs = {
+        "embedder": GatewayEmbedder(ai, CONTEXT),
+        "threshold": ROUTER,
+        "similarity_threshold": 0.0,
+        "similarity_floor": 0.0,
+        "out_of_scope_rate": 0.2,
+    }
+    for message, target in (
+        ("Ist am Freitagnachmittag noch etwas frei?", "termin"),
+        ("Übernimmt die Grundversicherung die Kosten?", "kosten"),
+        ("Hat es Abstellplätze fürs Auto vor dem Haus?", "parkieren"),
+    ):
+        routed = await route_message(message, PRAXIS, **kwargs)
+        assert (routed.kind, routed.target) == ("faq", target), message
+    for message in ("Wer hat die letzte Fussball-WM gewonnen?", "Schreib mir ein Gedicht"):
+        assert (await route_message(message, PRAXIS, **kwargs)).kind == "out_of_scope", message
+    await ai.aclose()
