@@ -23,6 +23,7 @@ from agentur.errors import InvalidInputError, TooLargeError
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
 from agentur.storage.paging import MAX_OFFSET
+from agentur.workspace.file_listing import ListedFile
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.scopes import Scope
 
@@ -121,7 +122,7 @@ class FileCopy(BaseModel):
     name: FileName | None = None
 
 
-def to_out(file: FileRow, tags: list[str]) -> FileOut:
+def to_out(file: ListedFile, tags: list[str]) -> FileOut:
     return FileOut(
         id=file.id,
         name=file.name,
