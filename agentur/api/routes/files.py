@@ -127,7 +127,7 @@ def to_out(file: ListedFile, tags: list[str]) -> FileOut:
         id=file.id,
         name=file.name,
         folder_id=file.folder_id,
-        scope=Scope(file.scope),
+        scope=file.scope,  # type: ignore[arg-type]  # validation makes it a Scope (no Enum call)
         tags=tags,
         neutralize=file.neutralize,
         size=file.size,
