@@ -3,18 +3,17 @@
 The listing is the API's busiest read, so its statement is built once per *shape* (which
 filters are set) with the caller's ids and the filter values as bind parameters, and reused:
 building the select and its cache key took longer than SQLite took to run it. Rows are read as
-plain columns (no ORM objects), and the total rides along as a scalar count subquery, which
-SQLite runs once — twice as fast as the `count(*) OVER ()` window it replaces, which sorts the
-rows a second time.
+plain columns into tuples (no ORM objects), and the total rides along as a scalar count
+subquery, which SQLite runs once — twice as fast as the `count(*) OVER ()` window it replaces,
+which sorts the rows a second time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, NamedTuple
 
 from sqlalchemy import BigInteger, ColumnElement, ScalarSelect, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,8 +29,9 @@ TAG_SEPARATOR = "\x1f"
 LIKE_ESCAPE = "/"
 
 
-class ListedFile(Protocol):
-    """What a listing tells of a file (a `File` row has all of it)."""
+class ListedFile(NamedTuple):
+    """What a listing tells of a file. A tuple, not SQLAlchemy's `Row`: reading a `Row`
+    attribute costs 0.6 µs, and a page of 100 files reads 1,400 of them."""
 
     id: str
     name: str
@@ -48,9 +48,12 @@ class ListedFile(Protocol):
     updated_at: datetime
 
 
+COLUMNS = len(ListedFile._fields)  # a page's row: these, then the total and the joined tags
+
+
 @dataclass(frozen=True, slots=True)
 class FileListing:
-    files: Sequence[ListedFile]
+    files: list[ListedFile]
     total: int
     tags: dict[str, list[str]]  # per file id, sorted
 
@@ -109,10 +112,13 @@ async def list_page(
     connection = await session.connection()
     rows = (await connection.execute(page, values)).all()
     if rows:
+        files = [ListedFile._make(row[:COLUMNS]) for row in rows]
         return FileListing(
-            files=rows,  # type: ignore[arg-type]  # rows carry ListedFile's columns by name
-            total=int(rows[0].total),
-            tags={row.id: split_tags(row.tags) for row in rows},
+            files=files,
+            total=int(rows[0][COLUMNS]),
+            tags={
+                file.id: split_tags(row[COLUMNS + 1]) for file, row in zip(files, rows, strict=True)
+            },
         )
     total = 0  # an empty page: count apart only when it lies past the end
     if offset:
@@ -128,19 +134,7 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     count = select(func.count()).select_from(File).where(*conditions)
     page = (
         select(
-            File.id,
-            File.name,
-            File.folder_id,
-            File.scope,
-            File.neutralize,
-            File.size,
-            File.mime_type,
-            File.sha256,
-            File.owner_id,
-            File.mandate_id,
-            File.feature_instance_id,
-            File.created_at,
-            File.updated_at,
+            *(getattr(File, name) for name in ListedFile._fields),
             count.scalar_subquery().label("total"),
             joined_tags().label("tags"),
         )

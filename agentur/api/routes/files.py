@@ -122,7 +122,7 @@ class FileCopy(BaseModel):
     name: FileName | None = None
 
 
-def to_out(file: ListedFile, tags: list[str]) -> FileOut:
+def to_out(file: FileRow | ListedFile, tags: list[str]) -> FileOut:
     return FileOut(
         id=file.id,
         name=file.name,
