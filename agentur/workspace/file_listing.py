@@ -15,7 +15,16 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import BigInteger, ColumnElement, ScalarSelect, Select, bindparam, func, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    ScalarSelect,
+    Select,
+    bindparam,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
@@ -174,7 +183,9 @@ def joined_tags() -> ScalarSelect[str | None]:
     """A column of a `File` query: the row's tags in one string (see `split_tags`), so a
     listing needs no second query for them (group_concat on SQLite, string_agg on PostgreSQL)."""
     return (
-        select(func.aggregate_strings(FileTag.tag, TAG_SEPARATOR))
+        # The separator as SQL text: SQLAlchemy renders a plain string separator as a
+        # literal it substitutes into the cached statement's SQL on every execution.
+        select(func.aggregate_strings(FileTag.tag, literal_column(f"'{TAG_SEPARATOR}'")))
         .where(FileTag.file_id == File.id)
         .scalar_subquery()
     )

@@ -41,6 +41,8 @@ class UploadLimitRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler  # FastAPI reads no body for it (GET /v1/files: the busiest route)
 
         async def limited(request: Request) -> Response:
             max_bytes = request.app.state.runtime.settings.max_upload_bytes
