@@ -108,18 +108,34 @@ async def _principal(
 
 
 async def get_request_context(
-    request: Request,
-    session: SessionDep,
-    credentials: BearerDep,
+    request: Request, session: SessionDep, credentials: BearerDep
 ) -> RequestContext:
     # The context headers are read here, not declared as FastAPI parameters: four declared
     # headers cost 5% of a `GET /v1/files` request's instructions (callgrind). The OpenAPI
     # document still lists them (`agentur.api.openapi.CONTEXT_HEADERS`).
     headers = request.headers
-    x_feature_instance = headers.get("x-feature-instance")
-    x_user_timezone = headers.get("x-user-timezone")
-    x_require_neutralization = headers.get("x-require-neutralization")
-    accept_language = headers.get("accept-language")
+    return await request_context(
+        request,
+        session,
+        credentials,
+        x_feature_instance=headers.get("x-feature-instance"),
+        x_user_timezone=headers.get("x-user-timezone"),
+        x_require_neutralization=headers.get("x-require-neutralization"),
+        accept_language=headers.get("accept-language"),
+    )
+
+
+async def request_context(
+    request: Request,
+    session: AsyncSession,
+    credentials: HTTPAuthorizationCredentials | None,
+    *,
+    x_feature_instance: str | None = None,
+    x_user_timezone: str | None = None,
+    x_require_neutralization: str | None = None,
+    accept_language: str | None = None,
+) -> RequestContext:
+    """The caller's context from their key or session cookie and the context headers given."""
     principal = await _principal(request, session, credentials)
     feature_instance_id = None
     if x_feature_instance:
