@@ -240,14 +240,13 @@ def main() -> None:
             f"requests/s; server CPU {httpx_cpu:.2f} ms per request; "
             f"load {os.getloadavg()[0]:.2f}"
         )
-        if args.concurrency < 1:
-            return
-        timings, failed = asyncio.run(concurrent(base, key, args.concurrency, args.requests))
-        print(
-            f"GET /v1/files, {args.concurrency} concurrent clients, {len(timings)} requests: "
-            f"p50 {statistics.median(timings):.1f} ms, p99 {percentile(timings, 0.99):.1f} ms"
-            f" ({failed} failed)"
-        )
+        if args.concurrency > 0:
+            timings, failed = asyncio.run(concurrent(base, key, args.concurrency, args.requests))
+            print(
+                f"GET {PATH}, {args.concurrency} concurrent clients, {len(timings)} requests: "
+                f"p50 {statistics.median(timings):.1f} ms, "
+                f"p99 {percentile(timings, 0.99):.1f} ms ({failed} failed)"
+            )
     finally:
         server.terminate()
         try:
