@@ -4,11 +4,15 @@
 
 Starts the real `agentur serve` (uvicorn, SQLite in a temporary data folder) on 127.0.0.1,
 uploads a few files, then times `GET /v1/files` with the local admin's key:
-- serially: one keep-alive connection, one request after the other → requests/s;
-- concurrently: `--concurrency` clients sharing `--requests` requests → p50 / p99 latency.
-The client runs in this process on the same machine, so it competes with the server for CPU;
-the server's own CPU time per request is printed too (it does not depend on how busy the
-machine is, requests/s does).
+- serially, one keep-alive connection, one request after the other → requests/s, by three
+  clients: the lean raw-socket client `bench/serial_http_client.py` in its own process (the
+  headline figure: it costs a few tens of µs per request), `ab -k -c 1` when apache2-utils is
+  installed, and httpx in this process (what a Python caller sees; it takes about half of each
+  round trip on this machine);
+- concurrently: `--concurrency` httpx clients sharing `--requests` requests → p50 / p99 latency.
+Every client runs on the same machine and competes with the server for CPU, so the server's own
+CPU time per request is printed too (process CPU time / requests: it does not depend on how
+busy the machine is, requests/s does), and so is the load average.
 Also times `agentur --help` (a fresh interpreter, best and median of 5).
 """
 
@@ -25,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 
@@ -33,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTUR = [sys.executable, "-c", "from agentur.cli.main import app; app()"]
 FILES = 20
 WARMUP = 200
+PATH = "/v1/files"
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -100,6 +108,44 @@ def start_server(data_dir: Path, port: int) -> tuple[subprocess.Popen[bytes], st
     raise SystemExit("agentur serve did not answer /healthz within 120 s")
 
 
+def lean_serial(port: int, key: str, count: int) -> tuple[float, float]:
+    """(requests/s, client CPU ms per request) of the lean client in its own process."""
+    client = ROOT / "bench" / "serial_http_client.py"
+    answer = subprocess.run(
+        [sys.executable, str(client), str(port), PATH, key, str(WARMUP), str(count)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    rate, client_cpu = answer.stdout.split()
+    return float(rate), float(client_cpu)
+
+
+def ab_serial(port: int, key: str, count: int) -> float | None:
+    """requests/s by ApacheBench (`ab -k -c 1`), or None when it is not installed."""
+    ab = shutil.which("ab")
+    if ab is None:
+        return None
+    url = f"http://127.0.0.1:{port}{PATH}"
+    command = [ab, "-q", "-k", "-c", "1", "-H", f"Authorization: Bearer {key}"]
+    subprocess.run([*command, "-n", str(WARMUP), url], check=True, capture_output=True)
+    output = subprocess.run(
+        [*command, "-n", str(count), url], check=True, capture_output=True, text=True
+    ).stdout
+    if "Non-2xx responses" in output or "Failed requests:        0" not in output:
+        raise SystemExit(f"ab saw failed requests:\n{output}")
+    line = next(line for line in output.splitlines() if line.startswith("Requests per second"))
+    return float(line.split()[3])
+
+
+def timed_server_cpu(pid: int, count: int, measure: Callable[[], T]) -> tuple[T, float]:
+    """What `measure` returns and the server's CPU ms per request while it ran (`count`
+    requests, warm-up included)."""
+    used = cpu_seconds(pid)
+    result = measure()
+    return result, (cpu_seconds(pid) - used) / count * 1000
+
+
 async def serial(base: str, key: str, count: int) -> float:
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(base_url=base, headers=headers) as client:
@@ -153,7 +199,7 @@ async def upload(base: str, key: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--serial", type=int, default=2_000, help="serial requests timed")
-    parser.add_argument("--concurrency", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=200, help="0: skip")
     parser.add_argument("--requests", type=int, default=4_000, help="concurrent requests timed")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
@@ -167,19 +213,40 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         asyncio.run(upload(base, key))
-        used = cpu_seconds(server.pid)
-        rate = asyncio.run(serial(base, key, args.serial))
-        used = (cpu_seconds(server.pid) - used) / (args.serial + WARMUP) * 1000
-        print(
-            f"GET /v1/files ({FILES} files), serial: {rate:.0f} requests/s ({args.serial} timed); "
-            f"server CPU {used:.2f} ms per request"
+        requests = args.serial + WARMUP
+        (lean, client_cpu), lean_cpu = timed_server_cpu(
+            server.pid, requests, lambda: lean_serial(port, key, args.serial)
         )
-        timings, failed = asyncio.run(concurrent(base, key, args.concurrency, args.requests))
         print(
-            f"GET /v1/files, {args.concurrency} concurrent clients, {len(timings)} requests: "
-            f"p50 {statistics.median(timings):.1f} ms, p99 {percentile(timings, 0.99):.1f} ms"
-            f" ({failed} failed)"
+            f"GET {PATH} ({FILES} files), serial, lean client (headline): {lean:.0f} requests/s "
+            f"({args.serial} timed); server CPU {lean_cpu:.2f} ms per request, "
+            f"client CPU {client_cpu:.3f} ms per request; load {os.getloadavg()[0]:.2f}"
         )
+        ab_rate, ab_cpu = timed_server_cpu(
+            server.pid, requests, lambda: ab_serial(port, key, args.serial)
+        )
+        if ab_rate is None:
+            print("ab -k -c 1: not installed (apt-get install apache2-utils)")
+        else:
+            print(
+                f"GET {PATH}, serial, ab -k -c 1: {ab_rate:.0f} requests/s; "
+                f"server CPU {ab_cpu:.2f} ms per request; load {os.getloadavg()[0]:.2f}"
+            )
+        rate, httpx_cpu = timed_server_cpu(
+            server.pid, requests, lambda: asyncio.run(serial(base, key, args.serial))
+        )
+        print(
+            f"GET {PATH}, serial, httpx in this process (client included): {rate:.0f} "
+            f"requests/s; server CPU {httpx_cpu:.2f} ms per request; "
+            f"load {os.getloadavg()[0]:.2f}"
+        )
+        if args.concurrency > 0:
+            timings, failed = asyncio.run(concurrent(base, key, args.concurrency, args.requests))
+            print(
+                f"GET {PATH}, {args.concurrency} concurrent clients, {len(timings)} requests: "
+                f"p50 {statistics.median(timings):.1f} ms, "
+                f"p99 {percentile(timings, 0.99):.1f} ms ({failed} failed)"
+            )
     finally:
         server.terminate()
         try:

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from agentur import __version__
 from agentur.agent.recover_dead_runs import start_run_recovery
 from agentur.agent.settings import AgentSettings
+from agentur.api.dependencies import get_request_context
 from agentur.api.mcp.mount import mount_mcp
 from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
@@ -86,7 +87,7 @@ def create_app(
     if runtime is not None:
         app.state.runtime = runtime
     install_problem_handlers(app)
-    install_openapi(app, lambda: setting_limits(app.state.runtime))
+    install_openapi(app, lambda: setting_limits(app.state.runtime), get_request_context)
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(widget.router)  # the visitor widget's script (/widget.js)

@@ -15,7 +15,7 @@ from agentur.api.dependencies import (
     RuntimeDep,
     SessionDep,
     bearer_token,
-    get_request_context,
+    request_context,
 )
 from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
 from agentur.assistant.conversation_access import ConversationAccess
@@ -97,8 +97,12 @@ async def get_caller(
             language=resolve_language(accept_language, runtime.settings.default_language),
         )
         return Caller(context, visitor.key_id, visitor.assistant_id, x_conversation_token)
-    context = await get_request_context(
-        request, runtime, session, credentials, None, x_user_timezone, None, accept_language
+    context = await request_context(
+        request,
+        session,
+        credentials,
+        x_user_timezone=x_user_timezone,
+        accept_language=accept_language,
     )
     return Caller(context)
 

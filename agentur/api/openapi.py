@@ -7,15 +7,27 @@ states the configured value, so a client (or schemathesis) sees exactly what the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute, iter_route_contexts
+from starlette.routing import BaseRoute
 
 from agentur.api.problems import Problem
 
 LIMIT_MARKER = "x-agentur-limit"
+# Optional headers every operation with a request context reads (`get_request_context` takes
+# them from the request itself, so FastAPI does not parse them per request; the document
+# lists them).
+CONTEXT_HEADERS = (
+    "x-feature-instance",
+    "x-user-timezone",
+    "x-require-neutralization",
+    "accept-language",
+)
 
 
 def limit_from_setting(name: str) -> dict[str, Any]:
@@ -46,8 +58,45 @@ def _apply_limits(node: Any, limits: Mapping[str, int]) -> None:
             _apply_limits(value, limits)
 
 
-def install_openapi(app: FastAPI, limits: Callable[[], Mapping[str, int]]) -> None:
-    """Serve FastAPI's document with `Problem` among the schemas and the configured limits."""
+def _add_context_headers(
+    schema: dict[str, Any], routes: Sequence[BaseRoute], context_dependency: Callable[..., Any]
+) -> None:
+    """Each operation whose dependencies include `context_dependency` lists the context
+    headers, as FastAPI would for declared header parameters."""
+    for route in iter_route_contexts(routes):
+        if not isinstance(route.original_route, APIRoute) or not route.include_in_schema:
+            continue
+        if not _depends_on(route.dependant, context_dependency):
+            continue
+        for method in route.methods or ():
+            operation = schema["paths"][route.path_format][method.lower()]
+            operation.setdefault("parameters", []).extend(
+                {
+                    "name": name,
+                    "in": "header",
+                    "required": False,
+                    "schema": {
+                        "anyOf": [{"type": "string"}, {"type": "null"}],
+                        "title": "-".join(part.capitalize() for part in name.split("-")),
+                    },
+                }
+                for name in CONTEXT_HEADERS
+            )
+
+
+def _depends_on(dependant: Dependant, dependency: Callable[..., Any]) -> bool:
+    return any(
+        sub.call is dependency or _depends_on(sub, dependency) for sub in dependant.dependencies
+    )
+
+
+def install_openapi(
+    app: FastAPI,
+    limits: Callable[[], Mapping[str, int]],
+    context_dependency: Callable[..., Any],
+) -> None:
+    """Serve FastAPI's document with `Problem` among the schemas, the configured limits and
+    the context headers on every operation that depends on `context_dependency`."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -59,6 +108,7 @@ def install_openapi(app: FastAPI, limits: Callable[[], Mapping[str, int]]) -> No
             schemas.update(problem.pop("$defs", {}))
             schemas["Problem"] = problem
             _apply_limits(schema, limits())
+            _add_context_headers(schema, app.routes, context_dependency)
             app.openapi_schema = schema
         return app.openapi_schema
 

@@ -15,11 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
-from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
+from agentur.storage.models import ROOT_FOLDER_KEY, File, utc_now
 from agentur.storage.unique_change import unique_change
 from agentur.workspace import file_rows
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
-from agentur.workspace.file_rows import FileListing
+from agentur.workspace.file_listing import FileListing, ListingFilters, list_page
 from agentur.workspace.folders import FolderService
 from agentur.workspace.names import free_name, validate_name
 from agentur.workspace.scopes import Scope, can_change, check_scope_allowed, visible_files
@@ -83,19 +83,20 @@ class FileService:
         limit: int = 100,
         offset: int = 0,
     ) -> FileListing:
-        query = select(File).where(visible_files(self.context))
+        own_only = False
+        folder_key = None
         if folder_id is not None:
             folder = await self.folders.resolve_parent(folder_id)
-            query = query.where(File.folder_key == (folder.id if folder else ROOT_FOLDER_KEY))
-            if folder is None:
-                query = query.where(File.owner_id == self.context.user_id)
-        for tag in validate_tags(tags):
-            query = query.where(File.id.in_(select(FileTag.file_id).where(FileTag.tag == tag)))
-        if search:
-            query = query.where(func.lower(File.name).contains(search.lower(), autoescape=True))
-        if scope is not None:
-            query = query.where(File.scope == scope.value)
-        return await file_rows.list_page(self.session, query, limit, offset)
+            folder_key = folder.id if folder else ROOT_FOLDER_KEY
+            own_only = folder is None  # the top level is per user, like folders
+        filters = ListingFilters(
+            folder_key=folder_key,
+            own_only=own_only,
+            tags=tuple(validate_tags(tags)),
+            search=search,
+            scope=scope.value if scope is not None else None,
+        )
+        return await list_page(self.session, self.context, filters, limit, offset)
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
         return await file_rows.tags_of(self.session, file_ids)

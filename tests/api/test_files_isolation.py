@@ -200,6 +200,8 @@ async def test_feature_instance_scope_needs_the_matching_header(
     assert (await client.get(url, headers=bob.headers)).status_code == 404
     other_headers = {**bob.headers, "X-Feature-Instance": other.id}
     assert (await client.get(url, headers=other_headers)).status_code == 404
+    # The listing's statement is built once per filter shape: the instance is its parameter.
+    assert (await client.get("/v1/files", headers=other_headers)).json()["total"] == 0
     assert (await client.get("/v1/files", headers=bob.headers)).json()["total"] == 0
 
     # A feature instance of another mandate, or none at all, is refused outright.

@@ -258,9 +258,12 @@ async def test_list_filters_and_paging(client: httpx.AsyncClient, tenants: Tenan
     ]
     assert await names(search="%") == ["50% done.txt"]
     assert await names(search="_") == []
+    assert await names(search="/") == []  # the LIKE escape character is itself escaped
     assert await names(tag="finance") == ["Budget 2025.xlsx", "budget-notes.txt"]
     assert await names(tag=["finance", "2025"]) == ["Budget 2025.xlsx"]
     assert await names(tag="nope") == []
+    assert await names(tag="finance", search="NOTES", scope="personal") == ["budget-notes.txt"]
+    assert await names(tag="finance", folder_id="root", scope="mandate") == []
     assert await names(folder_id=folder["id"]) == ["inner.txt"]
     # The top level is the caller's own; colleagues' shared files are not in it.
     assert await names(folder_id="root") == ["50% done.txt", "Budget 2025.xlsx", "budget-notes.txt"]

@@ -47,6 +47,32 @@ async def test_bearer_scheme_and_security_per_operation(client: httpx.AsyncClien
             assert "401" in operation["responses"], (method, path)
 
 
+async def test_context_headers_are_listed_once_where_a_request_context_reads_them(
+    client: httpx.AsyncClient,
+) -> None:
+    """`get_request_context` reads them from the request (cheaper than declared parameters);
+    the document still lists each once on every operation that has a request context."""
+    document = await _document(client)
+    context_headers = [
+        "x-feature-instance",
+        "x-user-timezone",
+        "x-require-neutralization",
+        "accept-language",
+    ]
+
+    def headers(path: str, method: str) -> list[str]:
+        parameters = document["paths"][path][method].get("parameters", [])
+        return [p["name"] for p in parameters if p["in"] == "header"]
+
+    assert headers("/v1/files", "get") == context_headers
+    assert headers("/v1/files/{file_id}", "delete") == context_headers
+    # A visitor's conversation authenticates differently and declares its own headers.
+    visitor = headers("/v1/assistants/{assistant_id}/conversations", "post")
+    assert "x-feature-instance" not in visitor
+    assert len(visitor) == len(set(visitor))
+    assert headers("/healthz", "get") == []
+
+
 async def test_every_error_is_documented_as_problem_json(client: httpx.AsyncClient) -> None:
     document = await _document(client)
     assert document["components"]["schemas"]["Problem"]["required"] == [

@@ -3,6 +3,8 @@ field, encrypted credentials, tenant isolation, and what a publishable key may (
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 from sqlalchemy import select
 
@@ -195,6 +197,14 @@ async def test_other_mandates_and_viewers(client: httpx.AsyncClient, tenants: Te
     assert (
         await client.delete(f"/v1/assistants/{assistant_id}", headers=viewer.headers)
     ).status_code == 403
+    # A conversation's caller context ignores X-Feature-Instance (the assistant's own scope
+    # rules apply), where the workspace refuses an instance that is not the mandate's.
+    foreign_instance = {**admin.headers, "X-Feature-Instance": str(uuid.uuid4())}
+    started = await client.post(
+        f"/v1/assistants/{assistant_id}/conversations", headers=foreign_instance
+    )
+    assert started.status_code == 201, started.text
+    assert (await client.get("/v1/files", headers=foreign_instance)).status_code == 403
 
 
 async def test_cors_only_for_allowed_origins(client: httpx.AsyncClient, tenants: Tenants) -> None:

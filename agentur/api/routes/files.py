@@ -23,6 +23,7 @@ from agentur.errors import InvalidInputError, TooLargeError
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
 from agentur.storage.paging import MAX_OFFSET
+from agentur.workspace.file_listing import ListedFile
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.scopes import Scope
 
@@ -40,6 +41,8 @@ class UploadLimitRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler  # FastAPI reads no body for it (GET /v1/files: the busiest route)
 
         async def limited(request: Request) -> Response:
             max_bytes = request.app.state.runtime.settings.max_upload_bytes
@@ -121,12 +124,12 @@ class FileCopy(BaseModel):
     name: FileName | None = None
 
 
-def to_out(file: FileRow, tags: list[str]) -> FileOut:
+def to_out(file: FileRow | ListedFile, tags: list[str]) -> FileOut:
     return FileOut(
         id=file.id,
         name=file.name,
         folder_id=file.folder_id,
-        scope=Scope(file.scope),
+        scope=file.scope,  # type: ignore[arg-type]  # validation makes it a Scope (no Enum call)
         tags=tags,
         neutralize=file.neutralize,
         size=file.size,
