@@ -175,22 +175,29 @@ async def runtime(settings: Settings) -> AsyncIterator[Runtime]:
 
 @pytest.fixture(scope="session")
 def api_app() -> FastAPI:
-    """One app for every test's `client`, as one app serves every request in production.
+    """One app for every test (`app`, `client`), as one app serves every request in production.
 
     FastAPI analyses an included router's routes (dependencies, pydantic adapters) when the
     first request reaches that router, once per app: 0.5–1 s per app under load, a quarter of
     the API tests' CPU when each test built its own. The app keeps nothing else between tests:
-    `client` gives it a fresh `state` (the runtime, and what routes keep there: the visitor
+    `app` gives it a fresh `state` (the runtime, and what routes keep there: the visitor
     rate limiter, the active agent runs) and drops the cached OpenAPI document, which states
-    the runtime's limits. ASGITransport runs no lifespan, so no background task starts."""
+    the runtime's limits. Its lifespan never runs (ASGITransport runs none; a uvicorn over
+    it is started with lifespan off), so no background task starts."""
     return create_app()
 
 
 @pytest.fixture
-async def client(runtime: Runtime, api_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+def app(runtime: Runtime, api_app: FastAPI) -> FastAPI:
+    """The app over this test's runtime, as `create_app(runtime=runtime)` gives it."""
     api_app.state = State({"runtime": runtime})
     api_app.openapi_schema = None
-    transport = httpx.ASGITransport(app=api_app)
+    return api_app
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
         yield client
 
