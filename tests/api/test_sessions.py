@@ -9,10 +9,10 @@ from datetime import timedelta
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import func, select, update
 
 from agentur.accounts.api_keys import revoke_api_key
-from agentur.api.app import create_app
 from agentur.runtime import Runtime
 from agentur.storage.models import ApiKey, WebSession, utc_now
 from tests.api.files_helpers import assert_problem
@@ -108,13 +108,13 @@ async def test_a_csrf_header_outside_ascii_is_refused_not_a_server_error(
 
 
 async def test_over_https_the_cookie_is_secure_and_host_only(
-    runtime: Runtime, tenants: Tenants
+    app: FastAPI, tenants: Tenants
 ) -> None:
     """`__Host-`: the browser takes the cookie only Secure, Path=/, without Domain and from
     this host, so a sibling subdomain can neither plant nor overwrite it (cookie tossing)."""
     alice = await tenants.member("acme")
     mallory = await tenants.member("evilcorp")
-    transport = httpx.ASGITransport(app=create_app(runtime=runtime))
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://agentur.test") as client:
         response = await client.post("/v1/sessions", json={"api_key": alice.key})
         assert response.status_code == 201, response.text
@@ -300,8 +300,7 @@ async def test_a_bearer_key_wins_over_the_cookie_and_needs_no_csrf(
 
 
 @pytest.fixture
-async def two_clients(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
-    app = create_app(runtime=runtime)
+async def two_clients(app: FastAPI) -> AsyncIterator[tuple[httpx.AsyncClient, ...]]:
     transport = httpx.ASGITransport(app=app)
     async with (
         httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as first,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.serve_in_thread import serve_in_thread
 
 
 @dataclass
@@ -74,10 +75,5 @@ def recording_server() -> Iterator[tuple[str, Recorded]]:
             pass  # a client that timed out on /api/slow closes early; that is the point
 
     server = QuietServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve_in_thread(server):
         yield f"http://127.0.0.1:{server.server_address[1]}", recorded
-    finally:
-        server.shutdown()
-        server.server_close()

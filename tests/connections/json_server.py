@@ -4,11 +4,12 @@ server on 127.0.0.1, port 0."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.serve_in_thread import serve_in_thread
 
 
 class JsonHandler(BaseHTTPRequestHandler):
@@ -32,10 +33,5 @@ class JsonHandler(BaseHTTPRequestHandler):
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
     """Yields the port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve_in_thread(server):
         yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import logging
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +13,8 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from wsgidav.wsgidav_app import WsgiDAVApp
+
+from tests.serve_in_thread import serve_in_thread
 
 DAV_USER = "dav-user"
 DAV_PASSWORD = "dav-Secret-4410"
@@ -62,10 +63,5 @@ def webdav_server(root: Path) -> Iterator[str]:
         server_class=_ThreadingServer,
         handler_class=_QuietHandler,
     )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve_in_thread(server):
         yield f"http://127.0.0.1:{server.server_port}/dav/"
-    finally:
-        server.shutdown()
-        server.server_close()

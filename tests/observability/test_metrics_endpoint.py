@@ -9,7 +9,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
-from agentur.api.app import create_app
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from tests.agent.support import call, chat_model, scripted
@@ -83,9 +82,8 @@ def client_from(app: FastAPI, host: str) -> httpx.AsyncClient:
 
 
 async def test_default_answers_loopback_only_and_a_token_switches_to_bearer(
-    runtime: Runtime,
+    runtime: Runtime, app: FastAPI
 ) -> None:
-    app = create_app(runtime=runtime)
     async with client_from(app, "10.1.2.3") as remote, client_from(app, "127.0.0.1") as local:
         refused = await remote.get("/metrics")
         assert refused.status_code == 403
@@ -100,9 +98,8 @@ async def test_default_answers_loopback_only_and_a_token_switches_to_bearer(
 
 
 async def test_api_key_mode_needs_a_platform_admin_and_none_is_open(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, app: FastAPI, tenants: Tenants
 ) -> None:
-    app = create_app(runtime=runtime)
     member, admin = await tenants.member(), await tenants.member(platform_admin=True)
     runtime.settings.metrics_auth = "api_key"
     async with client_from(app, "10.1.2.3") as remote:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tests.serve_in_thread import serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
@@ -49,11 +50,8 @@ class Handler(BaseHTTPRequestHandler):
 def collector() -> Iterator[Collector]:
     server = Collector(("127.0.0.1", 0), Handler)
     server.received = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serve_in_thread(server):
+        yield server
 
 
 def run_script(**env: str) -> list[str]:

@@ -13,9 +13,8 @@ from collections.abc import AsyncIterator, Callable
 import openai
 import pytest
 import uvicorn
+from fastapi import FastAPI
 
-from agentur.api.app import create_app
-from agentur.runtime import Runtime
 from tests.conftest import Member
 
 
@@ -26,11 +25,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-async def base_url(runtime: Runtime) -> AsyncIterator[str]:
+async def base_url(app: FastAPI) -> AsyncIterator[str]:
     port = _free_port()
-    config = uvicorn.Config(
-        create_app(runtime=runtime), host="127.0.0.1", port=port, log_level="warning"
-    )
+    # No lifespan: the shared test app serves no MCP and runs no background task.
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     for _ in range(500):

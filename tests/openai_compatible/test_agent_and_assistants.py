@@ -8,6 +8,7 @@ from collections.abc import Callable
 import httpx
 import openai
 import pytest
+from fastapi import FastAPI
 
 from agentur.ai.messages import Role as MessageRole
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
@@ -83,10 +84,8 @@ async def test_agent_run_streams_text_but_no_tool_events(
     assert chunks[-1].usage.total_tokens > 0
 
 
-async def _assistant(runtime: Runtime, admin: Member) -> str:
-    from agentur.api.app import create_app
-
-    transport = httpx.ASGITransport(app=create_app(runtime=runtime))
+async def _assistant(app: FastAPI, admin: Member) -> str:
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as http:
         created = await http.post("/v1/assistants", json=shop_definition(), headers=admin.headers)
     assert created.status_code == 201, created.text
@@ -95,11 +94,11 @@ async def _assistant(runtime: Runtime, admin: Member) -> str:
 
 @pytest.mark.parametrize("streamed", [False, True])
 async def test_assistant_turn_answers_as_a_model(
-    runtime: Runtime, tenants: Tenants, openai_client: Client, streamed: bool
+    runtime: Runtime, app: FastAPI, tenants: Tenants, openai_client: Client, streamed: bool
 ) -> None:
     use_script(runtime, intent("basic_reply"), ScriptedTurn(text="Hi there, how can I help?"))
     admin = await tenants.member(role=Role.admin)
-    assistant_id = await _assistant(runtime, admin)
+    assistant_id = await _assistant(app, admin)
     client = openai_client(admin)
     outsider = openai_client(await tenants.member("globex", Role.admin))
 

@@ -51,7 +51,9 @@ def test_cipher_encrypts_at_rest(tmp_path):
     mapping = PlaceholderMap()
     Neutralizer().neutralize("hans@example.ch 756.1234.5678.97", mapping)
     token = MappingCipher(key).encrypt(mapping)
-    assert b"hans" not in token and b"756" not in token
+    # The whole values: a 3-letter piece like "756" turns up in the base64 token by chance
+    # (about 1 run in 1000 failed so).
+    assert b"hans@example.ch" not in token and b"756.1234.5678.97" not in token
     assert MappingCipher(key).decrypt(token).reidentify("[AHV_1]") == "756.1234.5678.97"
     # Another key cannot read it (and does not crash).
     assert len(MappingCipher.generated().decrypt(token)) == 0
