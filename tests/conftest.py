@@ -74,10 +74,16 @@ THROWAWAY_SERVER_SETTINGS = (
 )
 
 
+# Containers often mount a 64 MB /dev/shm; the server's files would not fit there.
+MEMORY_DIR_MIN_FREE_BYTES = 2 * 1024**3
+
+
 def _memory_dir() -> Path | None:
-    """Linux's RAM-backed /dev/shm when it is writable (None: the system's temp dir)."""
+    """Linux's RAM-backed /dev/shm when it is writable and roomy (None: the system's temp dir)."""
     shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else None
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        return None
+    return shm if shutil.disk_usage(shm).free >= MEMORY_DIR_MIN_FREE_BYTES else None
 
 
 @pytest.fixture(scope="session")
