@@ -10,7 +10,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, column, literal_column, or_, select, table, text
+from sqlalchemy import ColumnElement, and_, column, literal_column, or_, select, table, text
+from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
@@ -25,6 +26,7 @@ KNN_GROWTH = 4
 KNN_MAX = 4_000
 
 FTS = table("knowledge_chunks_fts", column("rowid"))
+_NAMED_BINDS = PGDialect(paramstyle="named")  # `:name` binds, as `text()` reads them
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,14 @@ class SearchFilters:
         if self.exclude_file_ids:
             found.append(ContentChunk.file_id.not_in(list(self.exclude_file_ids)))
         return found
+
+    def sql(self, context: RequestContext) -> tuple[str, dict[str, object]]:
+        """`conditions` as SQL over `knowledge_chunks` and `files` with named binds, for a
+        statement of fixed text (see lexical_postgres.py), and the binds' values."""
+        compiled = and_(*self.conditions(context)).compile(
+            dialect=_NAMED_BINDS, compile_kwargs={"render_postcompile": True}
+        )
+        return f"({compiled})", dict(compiled.params)  # parenthesised: `x AND {sql}` is safe
 
 
 async def vector_leg(
