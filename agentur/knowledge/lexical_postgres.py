@@ -115,7 +115,6 @@ async def rank_postgres(
         b=BM25_B,
         average=max(length / documents, 1.0) if documents else 1.0,
     )
-    # Parallel workers cost more to start than this query takes; the budget bounds its work.
-    await session.execute(text("SET LOCAL max_parallel_workers_per_gather = 0"))
+    # term_stats.py turned parallel workers off for this transaction.
     rows = await session.execute(text(_BM25.format(visible=visible)), params)
     return [int(chunk_id) for chunk_id in rows.scalars()]

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, and_, column, literal_column, or_, select, table, text
+from sqlalchemy import ColumnElement, and_, column, table, text
 from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -81,12 +81,22 @@ async def vector_leg(
                 session, vector, model, parts, conditions, k, oversample
             )
         else:
-            found, exhausted = await _hnsw(
-                session, vector, model, context, conditions, k, ef_search
-            )
+            found, exhausted = await _hnsw(session, vector, model, context, filters, k, ef_search)
         if len(found) >= limit or exhausted or k >= KNN_MAX:
             return found[:limit]
         k = min(k * KNN_GROWTH, KNN_MAX)
+
+
+# {dims}: a literal, so PostgreSQL uses the partial HNSW index of that dimension;
+# {visible}: the caller's filter (SearchFilters.sql).
+_HNSW = """
+SELECT knowledge_chunks.id
+FROM knowledge_chunks JOIN files ON files.id = knowledge_chunks.file_id
+WHERE knowledge_chunks.embedding_dims = {dims} AND knowledge_chunks.embedding_model = :model
+  AND (knowledge_chunks.mandate_id = :mine OR knowledge_chunks.scope = 'global') AND {visible}
+ORDER BY knowledge_chunks.embedding::vector({dims}) <=> CAST(:vector AS vector({dims}))
+LIMIT :k
+"""
 
 
 async def _hnsw(
@@ -94,13 +104,14 @@ async def _hnsw(
     vector: list[float],
     model: str,
     context: RequestContext,
-    conditions: list[ColumnElement[bool]],
+    filters: SearchFilters,
     k: int,
     ef_search: int,
 ) -> tuple[list[int], bool]:
     """PostgreSQL: HNSW with pgvector's iterative scan, which keeps walking the graph until `k`
     rows pass the filters (the tenant partition and the caller's visibility, checked per row
-    as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds."""
+    as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds.
+    The statement's text is fixed per dimension and filter shape: compiled and prepared once."""
     dims = int(len(vector))
     # Both for this transaction only, in one round trip.
     await session.execute(
@@ -110,21 +121,8 @@ async def _hnsw(
         ),
         {"ef": str(max(k, min(ef_search, 1000)))},
     )
-    # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
-    embedding = literal_column(f"knowledge_chunks.embedding::vector({dims})")
-    query = text(f"CAST(:v AS vector({dims}))").bindparams(v=json.dumps(vector))
-    distance = embedding.op("<=>")(query)
-    statement = (
-        select(ContentChunk.id)
-        .join(File, File.id == ContentChunk.file_id)
-        .where(
-            literal_column(f"knowledge_chunks.embedding_dims = {dims}"),
-            ContentChunk.embedding_model == model,
-            or_(ContentChunk.mandate_id == context.mandate_id, ContentChunk.scope == "global"),
-            *conditions,
-        )
-        .order_by(distance)
-        .limit(k)
-    )
-    found = list((await session.execute(statement)).scalars())
+    visible, params = filters.sql(context)
+    params.update(model=model, mine=context.mandate_id, vector=json.dumps(vector), k=k)
+    rows = await session.execute(text(_HNSW.format(dims=dims, visible=visible)), params)
+    found = [int(chunk_id) for chunk_id in rows.scalars()]
     return found, len(found) < k

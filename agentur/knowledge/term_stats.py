@@ -33,7 +33,9 @@ class TermStats:
 
 
 # (q, x, term, doc) rows: x 0 = a term's df, 1 = an expansion, 2 = a prefix's summed df;
-# q -1 / -2 = documents / total length. `parts` are the caller's mandate and `global`.
+# q -1 / -2 = documents / total length. Row -3 turns parallel workers off for the rest of the
+# transaction, i.e. for the BM25 statement that follows (lexical_postgres.py): they cost more
+# to start than it takes (its budget bounds its work), and setting it here saves a round trip.
 _POSTGRES = text(
     """
 WITH t AS (
@@ -66,6 +68,8 @@ UNION ALL
 SELECT -1, 0, '', coalesce(sum(df), 0) FROM s WHERE term = ''
 UNION ALL
 SELECT -2, 0, '', coalesce(sum(total), 0) FROM s WHERE term = ''
+UNION ALL
+SELECT -3, 0, set_config('max_parallel_workers_per_gather', '0', true), 0
 """
 )
 
@@ -90,6 +94,8 @@ async def term_stats(
             stats.documents = int(doc)
         elif q == -2:
             stats.length = int(doc)
+        elif q == -3:
+            continue
         elif x == 0:
             stats.exact[terms[q][0]] = int(doc)
         elif x == 2:
