@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from sqlalchemy import ColumnElement, and_, column, table, text
 from sqlalchemy.dialects.postgresql.base import PGDialect
@@ -50,11 +51,25 @@ class SearchFilters:
 
     def sql(self, context: RequestContext) -> tuple[str, dict[str, object]]:
         """`conditions` as SQL over `knowledge_chunks` and `files` with named binds, for a
-        statement of fixed text (see lexical_postgres.py), and the binds' values."""
-        compiled = and_(*self.conditions(context)).compile(
-            dialect=_NAMED_BINDS, compile_kwargs={"render_postcompile": True}
-        )
-        return f"({compiled})", dict(compiled.params)  # parenthesised: `x AND {sql}` is safe
+        statement of fixed text (see lexical_postgres.py), and the binds' values. Compiled
+        once per filters and caller (both legs of a search, and the caller's next search)."""
+        frozen = SearchFilters(*(None if v is None else tuple(v) for v in self._values()))
+        sql, params = _compiled(frozen, context)
+        return sql, dict(params)
+
+    def _values(self) -> tuple[Sequence[str] | None, ...]:
+        return (self.scopes, self.file_ids, self.content_types, self.exclude_file_ids)
+
+
+@lru_cache(maxsize=256)
+def _compiled(
+    filters: SearchFilters, context: RequestContext
+) -> tuple[str, tuple[tuple[str, object], ...]]:
+    compiled = and_(*filters.conditions(context)).compile(
+        dialect=_NAMED_BINDS, compile_kwargs={"render_postcompile": True}
+    )
+    # Parenthesised: `x AND {sql}` must not bind to an OR inside.
+    return f"({compiled})", tuple(compiled.params.items())
 
 
 async def vector_leg(
