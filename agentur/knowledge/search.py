@@ -190,10 +190,13 @@ class KnowledgeSearch:
             logger.info("vector search skipped: %s", error)
             return _VectorRanking(error=str(error))
         if own_connection:
-            async with AsyncSession(bind=session.bind) as own:
-                found.ids = await self._vector_leg(
-                    own, found.vector, found.model, context, filters, candidates
-                )
+            # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
+            async with session.bind.connect() as connection:
+                await connection.execution_options(isolation_level="AUTOCOMMIT")
+                async with AsyncSession(bind=connection) as own:
+                    found.ids = await self._vector_leg(
+                        own, found.vector, found.model, context, filters, candidates
+                    )
         return found
 
     async def _vector_leg(

@@ -128,16 +128,30 @@ async def _hnsw(
     as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds.
     The statement's text is fixed per dimension and filter shape: compiled and prepared once."""
     dims = int(len(vector))
-    # Both for this transaction only, in one round trip.
-    await session.execute(
-        text(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.ef_search', :ef, true)"
-        ),
-        {"ef": str(max(k, min(ef_search, 1000)))},
-    )
+    await _hnsw_settings(session, str(max(k, min(ef_search, 1000))))
     visible, params = filters.sql(context)
     params.update(model=model, mine=context.mandate_id, vector=json.dumps(vector), k=k)
     rows = await session.execute(text(_HNSW.format(dims=dims, visible=visible)), params)
     found = [int(chunk_id) for chunk_id in rows.scalars()]
     return found, len(found) < k
+
+
+async def _hnsw_settings(session: AsyncSession, ef: str) -> None:
+    """Iterative scan and `ef_search`, in one round trip. In a transaction they hold for it
+    only. On an autocommit connection (the vector leg's own, search.py) a local setting would
+    end with the statement, so they are set for the connection, which remembers them: the
+    next search on it skips the round trip."""
+    connection = await session.connection()
+    options = connection.sync_connection.get_execution_options()  # type: ignore[union-attr]
+    autocommit = options.get("isolation_level") == "AUTOCOMMIT"
+    if autocommit and connection.info.get("hnsw.ef_search") == ef:
+        return
+    await session.execute(
+        text(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', :local), "
+            "set_config('hnsw.ef_search', :ef, :local)"
+        ),
+        {"ef": ef, "local": not autocommit},
+    )
+    if autocommit:
+        connection.info["hnsw.ef_search"] = ef
