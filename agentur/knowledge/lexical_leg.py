@@ -17,21 +17,17 @@ from sqlalchemy import literal_column, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
-from agentur.knowledge.chunk_store import GLOBAL_PARTITION, is_sqlite
+from agentur.knowledge.chunk_store import is_sqlite
 from agentur.knowledge.lexical import query_terms
-from agentur.knowledge.lexical_plan import (
-    MAX_EXPANSIONS,
-    LexicalPlan,
-    make_plan,
-)
+from agentur.knowledge.lexical_plan import LexicalPlan, make_plan
 from agentur.knowledge.lexical_postgres import rank_postgres
 from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
+from agentur.knowledge.term_stats import term_stats
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 
 FTS_OVERSAMPLE = 2  # FTS5 matches ranked per wanted hit before the visibility filter
-PREFIX_END = "\U0010ffff"  # sorts after every character: [p, p + END) is "starts with p"
 
 
 async def lexical_leg(
@@ -50,10 +46,8 @@ async def lexical_leg(
     if not terms:
         return []
     sqlite = is_sqlite(session)
-    exact, expansions, prefixes, documents, length = await _term_stats(
-        session, terms, context, sqlite
-    )
-    plan = make_plan(terms, exact, expansions, budget, prefixes)
+    stats = await term_stats(session, terms, context, sqlite)
+    plan = make_plan(terms, stats.exact, stats.expansions, budget, stats.prefix_postings)
     if not plan.groups:
         return []
 
@@ -61,79 +55,22 @@ async def lexical_leg(
         if sqlite:
             return await _rank_sqlite(session, plan, all_groups, context, filters, limit)
         return await rank_postgres(
-            session, plan, all_groups, context, filters, limit, budget, documents, length, rescored
+            session,
+            plan,
+            all_groups,
+            context,
+            filters,
+            limit,
+            budget,
+            stats.documents,
+            stats.length,
+            rescored,
         )
 
     found = await rank(False)
     if plan.narrowed and len(found) < limit:  # filters ate the rare terms' rows: every term
         found = await rank(True)
     return found
-
-
-async def _term_stats(
-    session: AsyncSession,
-    terms: list[tuple[str, bool]],
-    context: RequestContext,
-    sqlite: bool,
-) -> tuple[dict[str, int], dict[str, list[tuple[str, int]]], dict[str, int], int, int]:
-    """(df per query term, prefix expansions by df, summed df per prefix, documents, total
-    length) in one round trip."""
-    if sqlite:
-        source = "(SELECT term, doc FROM knowledge_chunks_vocab WHERE {cond})"
-    else:
-        source = (
-            "(SELECT term, sum(df) AS doc FROM knowledge_term_stats "
-            "WHERE part IN (:mine, :everyone) AND {cond} GROUP BY term)"
-        )
-    parts: list[str] = []
-    params: dict[str, object] = {"mine": context.mandate_id, "everyone": GLOBAL_PARTITION}
-    for i, (term, is_prefix) in enumerate(terms):
-        params[f"t{i}"] = term
-        parts.append(
-            f"SELECT {i} AS q, 0 AS x, term, doc FROM "
-            + source.format(cond=f"term = :t{i}")
-            + " AS e"
-        )
-        if is_prefix:
-            params[f"h{i}"] = term + PREFIX_END
-            parts.append(
-                f"SELECT {i} AS q, 2 AS x, '' AS term, coalesce(sum(doc), 0) AS doc FROM "
-                + source.format(cond=f"term > :t{i} AND term < :h{i}")
-                + " AS a"
-            )
-            parts.append(
-                f"SELECT * FROM (SELECT {i} AS q, 1 AS x, term, doc FROM "
-                + source.format(cond=f"term > :t{i} AND term < :h{i}")
-                + f" AS p ORDER BY doc DESC, term LIMIT {MAX_EXPANSIONS}) AS p{i}"
-            )
-    if not sqlite:
-        parts.append(
-            "SELECT -1 AS q, 0 AS x, '' AS term, coalesce(sum(df), 0) AS doc "
-            "FROM knowledge_term_stats WHERE part IN (:mine, :everyone) AND term = ''"
-        )
-        parts.append(
-            "SELECT -2 AS q, 0 AS x, '' AS term, coalesce(sum(total), 0) AS doc "
-            "FROM knowledge_term_stats WHERE part IN (:mine, :everyone) AND term = ''"
-        )
-    rows = (await session.execute(text(" UNION ALL ".join(parts)), params)).all()
-    exact: dict[str, int] = {}
-    expansions: dict[str, list[tuple[str, int]]] = {}
-    prefix_postings: dict[str, int] = {}
-    documents = length = 0
-    for q, x, term, doc in rows:
-        if q == -1:
-            documents = int(doc)
-        elif q == -2:
-            length = int(doc)
-        elif x == 0:
-            exact[terms[q][0]] = int(doc)
-        elif x == 2:
-            prefix_postings[terms[q][0]] = int(doc)
-        else:
-            expansions.setdefault(terms[q][0], []).append((term, int(doc)))
-    for found in expansions.values():
-        found.sort(key=lambda pair: (-pair[1], pair[0]))
-    return exact, expansions, prefix_postings, documents, length
 
 
 async def _rank_sqlite(

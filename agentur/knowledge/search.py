@@ -3,14 +3,17 @@ vector can be had. The result says which legs ran and why one did not."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.pool import QueuePool
 
 from agentur.context import RequestContext
 from agentur.errors import InvalidInputError
+from agentur.knowledge.chunk_store import is_sqlite
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
 from agentur.knowledge.lexical import detect_language
 from agentur.knowledge.lexical_leg import lexical_leg
@@ -40,6 +43,14 @@ class SearchHit:
     end: int
     score: float
     legs: list[str]
+
+
+@dataclass(slots=True)
+class _VectorRanking:
+    vector: list[float] | None = None
+    model: str | None = None
+    ids: list[int] | None = None  # None: not ranked (yet)
+    error: str | None = None  # why the leg did not run
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,46 +118,106 @@ class KnowledgeSearch:
             )
         filters = filters or SearchFilters()
         candidates = max(self.settings.knowledge_search_candidates, limit)
-        rankings: dict[str, list[int]] = {}
-        vector_error: str | None = None
-        model: str | None = None
+        vector: asyncio.Task[_VectorRanking] | None = None
+        own = LEXICAL in legs and self._spare_connection(session)
         if VECTOR in legs:
-            try:
-                if query_vector is None:
-                    embedded = await self.embedder.embed_query(
-                        query, context, workflow_id=workflow_id
-                    )
-                    query_vector, model = embedded.vectors[0], embedded.model
-                else:
-                    model = self.embedder.model
-                rankings[VECTOR] = await vector_leg(
+            # Embedding the query, and with a spare connection the whole vector leg, runs
+            # while the lexical leg does.
+            vector = asyncio.create_task(
+                self._vector(
+                    session, query, query_vector, context, filters, candidates, workflow_id, own
+                )
+            )
+        try:
+            lexical = None
+            if LEXICAL in legs:
+                language = detect_language(query, context.language)
+                lexical = await lexical_leg(
                     session,
-                    query_vector,
-                    model,
+                    query,
+                    language,
                     context,
                     filters,
                     candidates,
-                    self.settings.knowledge_vector_oversample,
-                    self.settings.knowledge_vector_ef_search,
+                    self.settings.knowledge_lexical_budget,
+                    self.settings.knowledge_lexical_rescored,
                 )
-            except EmbeddingUnavailable as error:
-                vector_error = str(error)
-                logger.info("vector search skipped: %s", error)
-        if LEXICAL in legs:
-            language = detect_language(query, context.language)
-            rankings[LEXICAL] = await lexical_leg(
-                session,
-                query,
-                language,
-                context,
-                filters,
-                candidates,
-                self.settings.knowledge_lexical_budget,
-                self.settings.knowledge_lexical_rescored,
-            )
+            rankings: dict[str, list[int]] = {}
+            found = _VectorRanking()
+            if vector is not None:
+                found = await vector
+                if found.vector is not None and found.ids is None:  # the leg waited for `session`
+                    found.ids = await self._vector_leg(
+                        session, found.vector, found.model, context, filters, candidates
+                    )
+                if found.ids is not None:
+                    rankings[VECTOR] = found.ids
+            if lexical is not None:
+                rankings[LEXICAL] = lexical
+        finally:
+            if vector is not None and not vector.done():
+                vector.cancel()
         fused = fuse(rankings, self.settings.knowledge_rrf_k)[:limit]
         hits = await self._load(session, fused, context, filters)
-        return SearchResult(hits, list(rankings), vector_error, model)
+        return SearchResult(hits, list(rankings), found.error, found.model)
+
+    def _spare_connection(self, session: AsyncSession) -> bool:
+        """Whether the vector leg may take a connection of its own (PostgreSQL): only while the
+        pool has idle capacity, so concurrent searches never wait for each other's second one."""
+        if not self.settings.knowledge_search_concurrent_legs or is_sqlite(session):
+            return False
+        pool = session.bind.sync_engine.pool
+        return isinstance(pool, QueuePool) and pool.checkedout() < pool.size()
+
+    async def _vector(
+        self,
+        session: AsyncSession,
+        query: str,
+        query_vector: list[float] | None,
+        context: RequestContext,
+        filters: SearchFilters,
+        candidates: int,
+        workflow_id: str | None,
+        own_connection: bool,
+    ) -> _VectorRanking:
+        """The query vector, and the ranking too when the leg has a connection of its own."""
+        found = _VectorRanking(vector=query_vector, model=self.embedder.model)
+        try:
+            if query_vector is None:
+                embedded = await self.embedder.embed_query(query, context, workflow_id=workflow_id)
+                found.vector, found.model = embedded.vectors[0], embedded.model
+        except EmbeddingUnavailable as error:
+            logger.info("vector search skipped: %s", error)
+            return _VectorRanking(error=str(error))
+        if own_connection:
+            # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
+            async with session.bind.connect() as connection:
+                await connection.execution_options(isolation_level="AUTOCOMMIT")
+                async with AsyncSession(bind=connection) as own:
+                    found.ids = await self._vector_leg(
+                        own, found.vector, found.model, context, filters, candidates
+                    )
+        return found
+
+    async def _vector_leg(
+        self,
+        session: AsyncSession,
+        vector: list[float],
+        model: str,
+        context: RequestContext,
+        filters: SearchFilters,
+        candidates: int,
+    ) -> list[int]:
+        return await vector_leg(
+            session,
+            vector,
+            model,
+            context,
+            filters,
+            candidates,
+            self.settings.knowledge_vector_oversample,
+            self.settings.knowledge_vector_ef_search,
+        )
 
     async def _load(
         self,

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from sqlalchemy import ColumnElement, column, literal_column, or_, select, table, text
+from sqlalchemy import ColumnElement, and_, column, table, text
+from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
@@ -25,6 +27,7 @@ KNN_GROWTH = 4
 KNN_MAX = 4_000
 
 FTS = table("knowledge_chunks_fts", column("rowid"))
+_NAMED_BINDS = PGDialect(paramstyle="named")  # `:name` binds, as `text()` reads them
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,28 @@ class SearchFilters:
         if self.exclude_file_ids:
             found.append(ContentChunk.file_id.not_in(list(self.exclude_file_ids)))
         return found
+
+    def sql(self, context: RequestContext) -> tuple[str, dict[str, object]]:
+        """`conditions` as SQL over `knowledge_chunks` and `files` with named binds, for a
+        statement of fixed text (see lexical_postgres.py), and the binds' values. Compiled
+        once per filters and caller (both legs of a search, and the caller's next search)."""
+        frozen = SearchFilters(*(None if v is None else tuple(v) for v in self._values()))
+        sql, params = _compiled(frozen, context)
+        return sql, dict(params)
+
+    def _values(self) -> tuple[Sequence[str] | None, ...]:
+        return (self.scopes, self.file_ids, self.content_types, self.exclude_file_ids)
+
+
+@lru_cache(maxsize=256)
+def _compiled(
+    filters: SearchFilters, context: RequestContext
+) -> tuple[str, tuple[tuple[str, object], ...]]:
+    compiled = and_(*filters.conditions(context)).compile(
+        dialect=_NAMED_BINDS, compile_kwargs={"render_postcompile": True}
+    )
+    # Parenthesised: `x AND {sql}` must not bind to an OR inside.
+    return f"({compiled})", tuple(compiled.params.items())
 
 
 async def vector_leg(
@@ -71,12 +96,22 @@ async def vector_leg(
                 session, vector, model, parts, conditions, k, oversample
             )
         else:
-            found, exhausted = await _hnsw(
-                session, vector, model, context, conditions, k, ef_search
-            )
+            found, exhausted = await _hnsw(session, vector, model, context, filters, k, ef_search)
         if len(found) >= limit or exhausted or k >= KNN_MAX:
             return found[:limit]
         k = min(k * KNN_GROWTH, KNN_MAX)
+
+
+# {dims}: a literal, so PostgreSQL uses the partial HNSW index of that dimension;
+# {visible}: the caller's filter (SearchFilters.sql).
+_HNSW = """
+SELECT knowledge_chunks.id
+FROM knowledge_chunks JOIN files ON files.id = knowledge_chunks.file_id
+WHERE knowledge_chunks.embedding_dims = {dims} AND knowledge_chunks.embedding_model = :model
+  AND (knowledge_chunks.mandate_id = :mine OR knowledge_chunks.scope = 'global') AND {visible}
+ORDER BY knowledge_chunks.embedding::vector({dims}) <=> CAST(:vector AS vector({dims}))
+LIMIT :k
+"""
 
 
 async def _hnsw(
@@ -84,37 +119,39 @@ async def _hnsw(
     vector: list[float],
     model: str,
     context: RequestContext,
-    conditions: list[ColumnElement[bool]],
+    filters: SearchFilters,
     k: int,
     ef_search: int,
 ) -> tuple[list[int], bool]:
     """PostgreSQL: HNSW with pgvector's iterative scan, which keeps walking the graph until `k`
     rows pass the filters (the tenant partition and the caller's visibility, checked per row
-    as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds."""
+    as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds.
+    The statement's text is fixed per dimension and filter shape: compiled and prepared once."""
     dims = int(len(vector))
-    # Both for this transaction only, in one round trip.
+    await _hnsw_settings(session, str(max(k, min(ef_search, 1000))))
+    visible, params = filters.sql(context)
+    params.update(model=model, mine=context.mandate_id, vector=json.dumps(vector), k=k)
+    rows = await session.execute(text(_HNSW.format(dims=dims, visible=visible)), params)
+    found = [int(chunk_id) for chunk_id in rows.scalars()]
+    return found, len(found) < k
+
+
+async def _hnsw_settings(session: AsyncSession, ef: str) -> None:
+    """Iterative scan and `ef_search`, in one round trip. In a transaction they hold for it
+    only. On an autocommit connection (the vector leg's own, search.py) a local setting would
+    end with the statement, so they are set for the connection, which remembers them: the
+    next search on it skips the round trip."""
+    connection = await session.connection()
+    options = connection.sync_connection.get_execution_options()  # type: ignore[union-attr]
+    autocommit = options.get("isolation_level") == "AUTOCOMMIT"
+    if autocommit and connection.info.get("hnsw.ef_search") == ef:
+        return
     await session.execute(
         text(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.ef_search', :ef, true)"
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', :local), "
+            "set_config('hnsw.ef_search', :ef, :local)"
         ),
-        {"ef": str(max(k, min(ef_search, 1000)))},
+        {"ef": ef, "local": not autocommit},
     )
-    # Literal dimension: PostgreSQL only uses the partial HNSW index of this dimension then.
-    embedding = literal_column(f"knowledge_chunks.embedding::vector({dims})")
-    query = text(f"CAST(:v AS vector({dims}))").bindparams(v=json.dumps(vector))
-    distance = embedding.op("<=>")(query)
-    statement = (
-        select(ContentChunk.id)
-        .join(File, File.id == ContentChunk.file_id)
-        .where(
-            literal_column(f"knowledge_chunks.embedding_dims = {dims}"),
-            ContentChunk.embedding_model == model,
-            or_(ContentChunk.mandate_id == context.mandate_id, ContentChunk.scope == "global"),
-            *conditions,
-        )
-        .order_by(distance)
-        .limit(k)
-    )
-    found = list((await session.execute(statement)).scalars())
-    return found, len(found) < k
+    if autocommit:
+        connection.info["hnsw.ef_search"] = ef

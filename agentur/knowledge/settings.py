@@ -65,6 +65,11 @@ class KnowledgeSettings(PartSettings):
         description="PostgreSQL: lexical candidates, best by BM25 without term frequencies "
         "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
     )
+    knowledge_search_concurrent_legs: bool = Field(
+        default=True,
+        description="PostgreSQL: a hybrid search runs its vector leg on a second pooled "
+        "connection while the lexical leg runs (only when the pool has an idle one).",
+    )
     knowledge_vector_oversample: int = Field(
         default=3,
         ge=1,

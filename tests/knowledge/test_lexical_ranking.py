@@ -4,7 +4,7 @@ and delete."""
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from agentur.knowledge.lexical_plan import make_plan
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
@@ -144,3 +144,37 @@ async def test_postgres_keeps_the_bm25_length_beside_the_terms(
             await session.execute(text("SELECT tsv_length, length(tsv) FROM knowledge_chunks"))
         ).all()
     assert len(rows) >= 2 and all(stored == actual > 0 for stored, actual in rows)
+
+
+async def test_postgres_statements_do_not_depend_on_the_query(
+    runtime: Runtime, store: KnowledgeStore, tenants
+) -> None:
+    """The term statistics and BM25 statements are fixed text (the query comes as arrays): one
+    compile and one prepared statement per connection, whatever the query's words."""
+    if runtime.database.is_sqlite:
+        return  # SQLite's statements follow the query's shape (prepared in microseconds)
+    alice = await tenants.member("acme")
+    first = await upload(runtime, alice.context, "a.md", "# A\n\nlynx river forest")
+    second = await upload(runtime, alice.context, "b.md", "# B\n\nmeadows and rivers of otters")
+    await store.worker.run_until_idle()
+    statements: dict[str, list[str]] = {}
+    query = ""
+
+    def record(connection, cursor, statement: str, *args) -> None:  # noqa: ANN001
+        statements.setdefault(query, []).append(statement)
+
+    engine = runtime.database.engine.sync_engine
+    found = {}
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        for query in ("lynx", "meadows otters"):
+            async with runtime.database.session() as session:
+                result = await store.search.search(session, query, alice.context, legs=("lexical",))
+            found[query] = {h.file_id for h in result.hits}
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert found == {"lynx": {first.id}, "meadows otters": {second.id}}
+    # Term statistics, then BM25 (then the hits' rows, whose IN list follows their number).
+    one, three = statements["lynx"][:2], statements["meadows otters"][:2]
+    assert "knowledge_term_stats" in one[0] and "WITH scanned" in one[1]
+    assert one == three
