@@ -19,7 +19,7 @@ from agentur.storage.database import create_engine
 from agentur.storage.models.ai import AiReservation
 from tests.ai.wire_servers import WireServer
 from tests.cli.cli_helpers import cli_env, serving
-from tests.cli.test_two_workers import _reply
+from tests.cli.hanging_run import hang_on_wait, run_in_model_call
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def model() -> Iterator[WireServer]:
     with WireServer("openai", "/v1") as server:
-        server.default_reply = _reply  # a prompt with WAIT hangs in its model call
+        server.default_reply = hang_on_wait
         yield server
 
 
@@ -50,18 +50,7 @@ async def _kill_during_a_run(
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
         limited = await client.patch("/v1/admin/ai-settings", json={"monthly_limit_chf": 100})
         assert limited.status_code == 200, limited.text  # so the call holds its worst case
-        sent = len(model.received)
-        async with client.stream(
-            "POST",
-            "/v1/agent/runs",
-            json={"prompt": "WAIT for me"},
-            headers={"Accept": "text/event-stream"},
-        ) as stream:
-            run_id = stream.headers["x-agent-run-id"]
-            deadline = time.monotonic() + 30
-            while len(model.received) == sent:  # inside its model call, holding the budget
-                assert time.monotonic() < deadline, "the run never called the model"
-                await asyncio.sleep(0.05)
+        async with run_in_model_call(client, model) as (run_id, _):  # holding the budget
             assert await _holds_of(url, run_id) == 1
             os.kill(pid, signal.SIGKILL)  # with the client still streaming: no cancellation
     return run_id

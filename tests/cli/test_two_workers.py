@@ -27,10 +27,9 @@ from agentur.ai.neutralization.placeholder_map import PLACEHOLDER
 from agentur.storage.database import create_engine
 from agentur.storage.models.ai import NeutralizationMapping
 from tests.ai.wire_servers import WireServer
-from tests.ai.wire_servers.openai_replies import openai_stream
-from tests.ai.wire_servers.server import ReceivedRequest, Reply
 from tests.assistant.definitions import shop_definition
 from tests.cli.cli_helpers import Served, cli_env, serving
+from tests.cli.hanging_run import hang_on_wait, run_in_model_call
 from tests.conftest import BACKENDS, _admin_execute
 
 pytestmark = [
@@ -42,16 +41,10 @@ RATE_PER_MINUTE = 4
 WRITERS = 8  # neutralized runs, half on each worker, all at once
 
 
-def _reply(request: ReceivedRequest) -> Reply:
-    # A run whose prompt says WAIT hangs in its model call until it is cancelled.
-    reply = openai_stream("noted")
-    return reply.delayed(60) if "WAIT" in request.body.decode() else reply
-
-
 @pytest.fixture
 def model() -> Iterator[WireServer]:
     with WireServer("openai", "/v1") as server:
-        server.default_reply = _reply
+        server.default_reply = hang_on_wait
         yield server
 
 
@@ -107,18 +100,7 @@ async def _stored_map(url: str, key: str, workflow_id: str) -> dict[str, str]:
 async def _cancel_from_the_other_worker(
     a: httpx.AsyncClient, b: httpx.AsyncClient, model: WireServer
 ) -> None:
-    sent = len(model.received)
-    async with a.stream(
-        "POST",
-        "/v1/agent/runs",
-        json={"prompt": "WAIT for me"},
-        headers={"Accept": "text/event-stream"},
-    ) as stream:
-        run_id = stream.headers["x-agent-run-id"]
-        deadline = time.monotonic() + 30
-        while len(model.received) == sent:  # the run is inside its model call on worker A
-            assert time.monotonic() < deadline, "the run never called the model"
-            await asyncio.sleep(0.05)
+    async with run_in_model_call(a, model) as (run_id, stream):  # on worker A
         cancelled = await b.delete(f"/v1/agent/runs/{run_id}")
         assert cancelled.status_code == 202, cancelled.text
         events = [line async for line in stream.aiter_lines() if line.startswith("event:")]
