@@ -4,6 +4,8 @@ router threshold, with the embedding model pinned."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from agentur.ai.model_spec import Capability, ModelSpec
@@ -222,16 +224,21 @@ SHOP = [
 ]
 
 
-async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_languages() -> None:
-    # The real on-device model (bundled, offline): what an author's assistant runs with.
-    ai = AiService([LocalEmbeddingProvider()])
-    kwargs = {
+def on_device_routing(ai: AiService) -> dict[str, Any]:
+    """route_message's arguments with the on-device model (bundled, offline) — what an
+    author's assistant runs with — and the default out-of-scope calibration."""
+    return {
         "embedder": GatewayEmbedder(ai, CONTEXT),
         "threshold": ROUTER,
         "similarity_threshold": 0.0,
         "similarity_floor": 0.0,
         "out_of_scope_rate": 0.2,
     }
+
+
+async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_languages() -> None:
+    ai = AiService([LocalEmbeddingProvider()])  # the real on-device model
+    kwargs = on_device_routing(ai)
     for message, target in (
         ("Bis wann habt ihr am Samstag offen?", "opening"),
         ("Posso restituire un articolo?", "returns"),
@@ -307,14 +314,8 @@ PRAXIS = [
 
 
 async def test_five_german_variants_route_unseen_paraphrases_and_refuse_chatter() -> None:
-    ai = AiService([LocalEmbeddingProvider()])
-    kwargs = {
-        "embedder": GatewayEmbedder(ai, CONTEXT),
-        "threshold": ROUTER,
-        "similarity_threshold": 0.0,
-        "similarity_floor": 0.0,
-        "out_of_scope_rate": 0.2,
-    }
+    ai = AiService([LocalEmbeddingProvider()])  # the real on-device model
+    kwargs = on_device_routing(ai)
     for message, target in (
         ("Ist am Freitagnachmittag noch etwas frei?", "termin"),
         ("Übernimmt die Grundversicherung die Kosten?", "kosten"),
