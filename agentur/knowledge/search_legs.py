@@ -87,10 +87,12 @@ async def vector_leg(
     statement; when it leaves fewer than `limit` and the index has more, the candidate set
     grows. `oversample` (SQLite): bit-index candidates per wanted hit that exact cosine ranks;
     `ef_search` (PostgreSQL): HNSW candidate list (at least `limit`)."""
-    conditions = filters.conditions(context)
+    sqlite = is_sqlite(session)
+    # SQLite takes the filter as expressions, PostgreSQL as precompiled text (_hnsw).
+    conditions = filters.conditions(context) if sqlite else []
     k = limit
     while True:
-        if is_sqlite(session):
+        if sqlite:
             parts = (context.mandate_id, GLOBAL_PARTITION)
             found, exhausted = await nearest(
                 session, vector, model, parts, conditions, k, oversample
