@@ -22,6 +22,7 @@ from agentur.knowledge.write_index import (
     FAILED,
     INDEXED,
     INDEXING,
+    NO_TEXT,
     Claim,
     IndexOutcome,
     index_row,
@@ -40,7 +41,7 @@ class ClaimRules:
 
 def is_current(index: FileContentIndex, file: File, config_key: str) -> bool:
     return (
-        index.status in (INDEXED, FAILED)
+        index.status in (INDEXED, FAILED, NO_TEXT)
         and index.content_sha256 == file.sha256
         and index.config_key == config_key
         and index.scope == file.scope

@@ -54,7 +54,7 @@ class FileContentIndex(IdMixin, TimestampMixin, Base):
     feature_instance_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     scope: Mapped[str] = mapped_column(String(32))  # copied from the file
     # pending | indexing | indexed | lexical_only (no vectors: the embedder failed; retried)
-    # | failed
+    # | failed | no_text (a recording, an archive, a binary: nothing to index as text)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     # What the stored index was built from; a difference means "re-index".
