@@ -52,8 +52,11 @@ def _changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
             found.append(f"parameter {name!r} changed type, limits or description")
     if set(old.get("required", [])) != set(new.get("required", [])):
         found.append("required parameters changed")
-    rest = {k: v for k, v in old.items() if k not in ("properties", "required")}
-    if rest != {k: v for k, v in new.items() if k not in ("properties", "required")}:
+    # The arguments model's title follows the tool's name, which is the key already.
+    compared = ("properties", "required", "title")
+    if {k: v for k, v in old.items() if k not in compared} != {
+        k: v for k, v in new.items() if k not in compared
+    }:
         found.append("nested types or schema options changed")
     return found
 
