@@ -22,14 +22,13 @@ from agentur.knowledge.write_index import (
     FAILED,
     INDEXED,
     INDEXING,
-    NO_TEXT,
     Claim,
     IndexOutcome,
     index_row,
 )
 from agentur.storage.database import Database
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import NO_TEXT, FileContentIndex
 
 
 @dataclass(frozen=True, slots=True)

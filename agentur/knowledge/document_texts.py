@@ -29,15 +29,13 @@ from agentur.context import RequestContext
 from agentur.cpu_pool import run_in_pool
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.knowledge.extract import TEXT_FORMATS, detect_format, extract, no_text_reason
-from agentur.knowledge.settings import KnowledgeSettings
-from agentur.knowledge.store import knowledge_store
-from agentur.knowledge.write_index import NO_TEXT
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import READABLE_STATUSES, FileContentIndex
+from agentur.storage.models.knowledge import NO_TEXT, READABLE_STATUSES, FileContentIndex
 from agentur.workspace.scopes import visible_files
 from agentur.workspace.text_window import NotTextError, decode_text
 
 if TYPE_CHECKING:
+    from agentur.knowledge.settings import KnowledgeSettings
     from agentur.runtime_parts import RuntimeParts
 
 
@@ -65,10 +63,9 @@ class KnowledgeDocumentTexts:
         async with self.runtime.database.session() as session:
             file, index = await _file_and_index(session, request, file_id)
             if reason := no_text_reason(file.name, file.mime_type):
-                raise NotTextError(f"{file.name!r} holds no text: {reason}")
-            current = index is not None and index.content_sha256 == file.sha256
-            if current and index.status == NO_TEXT:  # type: ignore[union-attr]
-                raise NotTextError(f"{file.name!r} holds no text: {index.error}")  # type: ignore[union-attr]
+                raise NotTextError(f"{file.name!r}: {reason}")
+            if index and index.status == NO_TEXT and index.content_sha256 == file.sha256:
+                raise NotTextError(f"{file.name!r}: {index.error}")
             is_text = detect_format(file.name, file.mime_type) in TEXT_FORMATS
             stored = None if is_text else await _stored_extraction(session, file, index)
         if stored is not None:
@@ -89,6 +86,9 @@ class KnowledgeDocumentTexts:
             ) from None
 
     async def _extraction(self, file: File) -> str:
+        # Imported here: the runtime builds this reader at start-up, the store only when used.
+        from agentur.knowledge.store import knowledge_store
+
         settings = knowledge_store(self.runtime).settings
         key = (file.sha256, detect_format(file.name, file.mime_type))
         if (text := self._extracted.get(key)) is not None:

@@ -50,7 +50,6 @@ from agentur.knowledge.write_index import (
     INDEXED,
     INDEXING,
     LEXICAL_ONLY,
-    NO_TEXT,
     PENDING,
     BuiltFile,
     Claim,
@@ -64,7 +63,7 @@ from agentur.observability import metrics
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import NO_TEXT, FileContentIndex
 from agentur.workspace.text_window import NotTextError
 
 logger = logging.getLogger(__name__)

@@ -25,9 +25,6 @@ logger = logging.getLogger(__name__)
 
 PENDING, INDEXING, INDEXED, FAILED = "pending", "indexing", "indexed", "failed"
 LEXICAL_ONLY = "lexical_only"  # indexed, but the embedder failed: no vectors yet (retried)
-# The file holds no text to index (a recording, an archive, an unknown binary): no chunks, and
-# `error` says why. Settled like `failed`: looked at again only when the file changes.
-NO_TEXT = "no_text"
 # A file deleted while it was indexed: its index row vanished under us (normal, not an error).
 GONE_ERRORS = (IntegrityError, StaleDataError)
 

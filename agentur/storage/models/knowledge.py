@@ -38,6 +38,9 @@ from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTi
 ChunkId = BigInteger().with_variant(Integer(), "sqlite")
 # Index statuses whose chunks and text can be read (lexical_only: no vectors yet).
 READABLE_STATUSES = ("indexed", "lexical_only")
+# The file holds no text to index (a recording, an archive, an unknown binary): no chunks,
+# `error` says why; settled like `failed`, looked at again only when the file changes.
+NO_TEXT = "no_text"
 
 
 class FileContentIndex(IdMixin, TimestampMixin, Base):
