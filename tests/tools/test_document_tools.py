@@ -1,7 +1,7 @@
-"""summarize, translate and neutralize_data over documents — a PDF, a DOCX and a scanned PNG —
-read as their extracted text: extracted on demand before the file is indexed, the stored
-extraction once it is; a file marked `neutralize` is never handed to a model in clear. The model
-is the scripted provider, the files, extraction, OCR and index are real."""
+"""summarize, translate, neutralize_data and read_file over documents — a PDF, a DOCX, an XLSX
+and a scanned PNG — read as their extracted text: extracted on demand before the file is
+indexed, the stored extraction once it is; a file marked `neutralize` is never handed to a model
+in clear. The model is the scripted provider; the files, extraction, OCR and index are real."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from agentur.tools.translate import TOOLS as TRANSLATE_TOOLS
 from agentur.tools.workspace_files import TOOLS as FILE_TOOLS
 from agentur.workspace.files import FileService
 from tests.knowledge.conftest import knowledge_settings, upload
-from tests.knowledge.sample_files import docx_bytes, pdf_bytes, scanned_png
+from tests.knowledge.sample_files import docx_bytes, pdf_bytes, scanned_png, xlsx_bytes
 
 SUMMARIZE, TRANSLATE, NEUTRALIZE = SUMMARIZE_TOOLS[0], TRANSLATE_TOOLS[0], NEUTRALIZE_TOOLS[0]
 READ_FILE = next(tool for tool in FILE_TOOLS if tool.name == "read_file")
@@ -34,6 +34,7 @@ SCAN_LINES = ["Mietvertrag für Wohnräume", "Die Kündigungsfrist beträgt drei
 DOCUMENTS = {
     "report.pdf": (pdf_bytes, "Revenue grew strongly in the alpine region this year."),
     "handbook.docx": (docx_bytes, "Everyone gets twenty-five days."),
+    "prices.xlsx": (xlsx_bytes, "Pear | 7"),
     "vertrag.png": (lambda: scanned_png(SCAN_LINES), "Kündigungsfrist beträgt drei Monate"),
 }
 EMAIL = "anna.muster@example.ch"
