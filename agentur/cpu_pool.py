@@ -1,4 +1,5 @@
-"""One low-priority worker process for CPU-heavy background work (indexing).
+"""Worker processes for CPU-heavy work that holds the GIL: one low-priority process for
+background work (indexing), and `WorkerProcess` for other parts that need their own (charts).
 
 Extraction, chunking and the local model's passage embeddings hold a CPU for seconds to minutes;
 on the server's event loop (or in its threads, where pure-Python work holds the GIL) they
@@ -31,9 +32,6 @@ T = TypeVar("T")
 
 _background: ContextVar[bool] = ContextVar("agentur_background_work", default=False)
 _offload_nice: ContextVar[int | None] = ContextVar("agentur_offload_nice", default=None)
-_pool: ProcessPoolExecutor | None = None
-_pool_nice = 0
-_guard = threading.Lock()
 
 
 def _start_worker(nice: int, parent: int) -> None:
@@ -50,40 +48,66 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def _executor(nice: int) -> ProcessPoolExecutor:
-    global _pool, _pool_nice
-    with _guard:
-        if _pool is None or _pool_nice != nice:
-            if _pool is not None:
-                _pool.shutdown(wait=False, cancel_futures=True)
-            # spawn, not fork: the parent has threads (aiosqlite, onnxruntime) a fork would copy
-            # mid-lock.
-            _pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(nice, os.getpid()),
-            )
-            _pool_nice = nice
-        return _pool
+class WorkerProcess:
+    """One worker process, spawned at its first task and re-nice'd to the caller's level."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._nice = 0
+        self._guard = threading.Lock()
+
+    def _executor(self, nice: int) -> ProcessPoolExecutor:
+        with self._guard:
+            if self._pool is None or self._nice != nice:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                # spawn, not fork: the parent has threads (aiosqlite, onnxruntime) a fork would
+                # copy mid-lock.
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_worker,
+                    initargs=(nice, os.getpid()),
+                )
+                self._nice = nice
+            return self._pool
+
+    async def run(self, nice: int, function: Callable[..., T], *args: object) -> T:
+        """`function(*args)` in the worker process (picklable function and arguments)."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(nice), partial(function, *args))
+        except BrokenProcessPool:  # the worker died (killed, out of memory): one fresh try
+            self.shutdown()
+            return await loop.run_in_executor(self._executor(nice), partial(function, *args))
+
+    def shutdown(self) -> None:
+        with self._guard:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+
+    def kill(self) -> None:
+        """End the worker now (its task overran its time); the next task starts a fresh one."""
+        with self._guard:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            # concurrent.futures has no public way to kill a busy worker before Python 3.14.
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+_indexing = WorkerProcess()
 
 
 async def run_in_pool(nice: int, function: Callable[..., T], *args: object) -> T:
-    """`function(*args)` in the worker process (picklable function and arguments)."""
-    loop = asyncio.get_running_loop()
-    try:
-        return await loop.run_in_executor(_executor(nice), partial(function, *args))
-    except BrokenProcessPool:  # the worker died (killed, out of memory): one fresh try
-        shutdown_pool()
-        return await loop.run_in_executor(_executor(nice), partial(function, *args))
+    """`function(*args)` in the background worker process (picklable function and arguments)."""
+    return await _indexing.run(nice, function, *args)
 
 
 def shutdown_pool() -> None:
-    global _pool
-    with _guard:
-        if _pool is not None:
-            _pool.shutdown(wait=False, cancel_futures=True)
-            _pool = None
+    _indexing.shutdown()
 
 
 @contextlib.contextmanager

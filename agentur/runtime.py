@@ -1,8 +1,10 @@
 """The composition root: the process-wide parts (`RuntimeParts`) plus the wiring between the
-parts that must not know each other — the agent and the knowledge store.
+parts that must not know each other — the agent and the tools on one side, the knowledge store
+on the other.
 
-Only this module imports both; the agent owns its hook protocols (agentur/agent/hooks.py), the
-knowledge store implements them structurally, and both receive `RuntimeParts`, never `Runtime`.
+Only this module imports both; the agent owns its hook protocols (agentur/agent/hooks.py) and
+the tools their document-text port (agentur/tools/document_text.py), the knowledge store
+implements them structurally, and all receive `RuntimeParts`, never `Runtime`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
 class Runtime(RuntimeParts):
     # One heartbeat for every run this process executes (one UPDATE per interval for all).
     _run_heartbeat: RunHeartbeat | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        from agentur.knowledge.document_texts import KnowledgeDocumentTexts
+
+        if self.documents is None:
+            self.documents = KnowledgeDocumentTexts(self)
 
     def run_heartbeat(self, settings: AgentSettings) -> RunHeartbeat:
         """This process's heartbeat (its interval from the first settings that ask)."""

@@ -26,6 +26,7 @@ from agentur.workspace.files import WorkspaceLimits
 
 if TYPE_CHECKING:
     from agentur.storage.notify_channel import NotifyChannel
+    from agentur.tools.document_text import DocumentTexts
 
 
 @dataclass
@@ -38,6 +39,8 @@ class RuntimeParts:
     feature_settings: FeatureSettings = field(default_factory=FeatureSettings, repr=False)
     # Feature-data query results of this worker (T6), shared by every run and request.
     _feature_data: FeatureData | None = field(default=None, repr=False)
+    # The text of any workspace file for the tools (composed by `agentur.runtime.Runtime`).
+    documents: DocumentTexts | None = field(default=None, repr=False)
 
     @property
     def feature_data(self) -> FeatureData:

@@ -28,7 +28,7 @@ from agentur.knowledge.write_index import (
 )
 from agentur.storage.database import Database
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import NO_TEXT, FileContentIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class ClaimRules:
 
 def is_current(index: FileContentIndex, file: File, config_key: str) -> bool:
     return (
-        index.status in (INDEXED, FAILED)
+        index.status in (INDEXED, FAILED, NO_TEXT)
         and index.content_sha256 == file.sha256
         and index.config_key == config_key
         and index.scope == file.scope

@@ -63,7 +63,8 @@ from agentur.observability import metrics
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import FileContentIndex
+from agentur.storage.models.knowledge import NO_TEXT, FileContentIndex
+from agentur.workspace.text_window import NotTextError
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ class FileIndexer:
             # Indexed while the embedder was down: try for vectors again now and then.
             and_(FileContentIndex.status == LEXICAL_ONLY, FileContentIndex.indexed_at < retry),
             and_(
-                FileContentIndex.status.in_([INDEXED, LEXICAL_ONLY, FAILED]),
+                FileContentIndex.status.in_([INDEXED, LEXICAL_ONLY, FAILED, NO_TEXT]),
                 or_(
                     FileContentIndex.content_sha256.is_distinct_from(File.sha256),
                     FileContentIndex.config_key.is_distinct_from(self.config_key),
@@ -333,6 +334,10 @@ class FileIndexer:
 
     async def _unreadable(self, claim: Claim, error: InvalidInputError | OSError) -> IndexOutcome:
         message = getattr(error, "detail", None) or str(error)
+        if isinstance(error, NotTextError):
+            return await write_failure(
+                self.database, claim, message, None, config_key=self.config_key, status=NO_TEXT
+            )
         return await self._store_failure(claim, message, None)
 
     async def _extract_and_chunk(self, claim: Claim) -> BuiltFile | IndexOutcome:

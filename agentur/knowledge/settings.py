@@ -38,7 +38,8 @@ class KnowledgeSettings(PartSettings):
     knowledge_max_extract_bytes: int = Field(
         default=50 * 1024 * 1024,
         ge=1,
-        description="Larger files get an index with status `failed` instead of being parsed.",
+        description="Larger files get an index with status `failed` instead of being parsed "
+        "(and tools refuse to extract them).",
     )
     knowledge_worker_poll_seconds: float = Field(
         default=2.0, gt=0, description="How often the background indexer looks for new work."
@@ -92,7 +93,10 @@ class KnowledgeSettings(PartSettings):
         default=60, ge=1, description="Reciprocal rank fusion constant (score = Σ 1/(k + rank))."
     )
     knowledge_section_cache_size: int = Field(
-        default=64, ge=0, description="Extracted documents kept in memory for windowed reads."
+        default=64,
+        ge=0,
+        description="Extracted documents kept in memory for windowed reads, and extractions "
+        "made for tools reading files not indexed yet.",
     )
     knowledge_context_budget_tokens: int = Field(
         default=2_000,

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 # while the next is claimed and chunked (agentur/knowledge/indexer.py).
 BATCH = 64
 # Outcomes that did work (so there may be more): anything but unchanged / busy.
-WORKED = ("indexed", "lexical_only", "failed", "gone")
+WORKED = ("indexed", "lexical_only", "failed", "no_text", "gone")
 SWEEP_INTERVAL_SECONDS = 60.0
 
 

@@ -32,7 +32,7 @@ GONE_ERRORS = (IntegrityError, StaleDataError)
 @dataclass(frozen=True, slots=True)
 class IndexOutcome:
     file_id: str
-    status: str  # indexed | lexical_only | failed | unchanged | busy | gone
+    status: str  # indexed | lexical_only | failed | no_text | unchanged | busy | gone
     chunks: int = 0
     error: str | None = None
     embedded: bool = False
@@ -170,7 +170,9 @@ async def write_failure(
     neutralization: str | None,
     *,
     config_key: str,
+    status: str = FAILED,
 ) -> IndexOutcome:
+    """Record that the file has no index: `failed` (with the reason), or `no_text`."""
     try:
         async with database.transaction() as session:
             index = await index_row(session, claim.file_id)
@@ -178,7 +180,7 @@ async def write_failure(
                 return IndexOutcome(claim.file_id, "gone")
             # A failed file keeps no chunks: stale or half-trusted content is worse than none.
             await delete_file_chunks(session, claim.file_id)
-            index.status, index.error = FAILED, message[:MAX_ERROR_CHARS]
+            index.status, index.error = status, message[:MAX_ERROR_CHARS]
             index.content_sha256, index.config_key = claim.sha256, config_key
             index.scope = claim.scope
             index.structure = index.summary = index.extracted_text = None
@@ -189,4 +191,4 @@ async def write_failure(
             index.claimed_by, index.claimed_at = None, None
     except GONE_ERRORS:
         return IndexOutcome(claim.file_id, "gone")
-    return IndexOutcome(claim.file_id, FAILED, error=message)
+    return IndexOutcome(claim.file_id, status, error=message)

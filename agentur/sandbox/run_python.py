@@ -7,6 +7,12 @@ scratch directory as the only writable host path, an empty environment. Resource
 rlimits set before bubblewrap starts (inherited by everything inside), plus a wall-clock limit
 and an output cap enforced here. When the service runs as root the sandbox runs as an
 unprivileged uid, because the kernel never applies RLIMIT_NPROC to root.
+
+The process limit is set inside the run's own user namespace, by a launcher that bubblewrap
+starts: since Linux 5.14 the kernel counts RLIMIT_NPROC per user namespace, checking the
+parent's count against the limit in force when the namespace was made. Set before bubblewrap
+(as the other limits are), it would cap every process of the sandbox uid on the host, so one
+run's fork bomb starved all others; set inside, it caps that run alone.
 """
 
 from __future__ import annotations
@@ -33,6 +39,14 @@ from agentur.sandbox.settings import SandboxSettings
 
 SCRATCH = "/sandbox"  # the working directory inside: input files in, output files out
 CODE = "/code/main.py"
+# Runs first inside the sandbox: caps the processes of this run's user namespace, then becomes
+# the user's program (argv: the limit, the code).
+LAUNCHER = (
+    "import os, resource, sys\n"
+    "limit = int(sys.argv[1])\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))\n"
+    "os.execv(sys.executable, [sys.executable, '-s', sys.argv[2]])\n"
+)
 READ_CHUNK = 64 * 1024
 PROBE_TIMEOUT_SECONDS = 10.0
 # Threads count against RLIMIT_NPROC; BLAS would start one per core on import.
@@ -137,7 +151,7 @@ def _command(
         "--bind", str(scratch), SCRATCH,
         "--ro-bind", str(code_dir), str(Path(CODE).parent),
         "--chdir", SCRATCH,
-        sys.executable, "-s", CODE,
+        sys.executable, "-I", "-S", "-c", LAUNCHER, str(limits.max_processes), CODE,
     ]  # fmt: skip
 
 
@@ -187,7 +201,7 @@ def _preexec(limits: SandboxLimits, sources: dict[str, str]) -> Callable[[], Non
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+        # RLIMIT_NPROC is set inside the run's user namespace (LAUNCHER), not here.
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if os.geteuid() == 0:
             os.setgroups([])

@@ -29,8 +29,8 @@ class SandboxSettings(PartSettings):
         default=32,
         ge=1,
         le=4096,
-        description="Processes and threads the sandbox user may have at once (RLIMIT_NPROC); "
-        "stops fork bombs.",
+        description="Processes and threads one run may have at once (RLIMIT_NPROC, counted in "
+        "the run's own user namespace); stops fork bombs without touching other runs.",
     )
     sandbox_max_output_bytes: int = Field(
         default=1 * MEBIBYTE,

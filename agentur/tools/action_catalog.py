@@ -4,8 +4,8 @@ from the keyword-only parameters (pydantic types, `Annotated[..., Field(...)]` f
 descriptions). Action tools change data: they are flagged `is_action` (left out by
 `exclude_action_tools`) and never `read_only`, so the loop runs them one at a time.
 
-`signature_drift` compares a tool's schema with its function's current signature; the catalog
-test runs it over every action, so neither can change without the other.
+A tool generated from its signature always agrees with it; what guards the schema models are
+offered is a committed snapshot of every action tool's schema, compared by the catalog tests.
 """
 
 from __future__ import annotations
@@ -71,36 +71,3 @@ def action_tool(action: Action) -> Tool:
         toolbox=action.toolbox,
         is_action=True,
     )
-
-
-def _without_titles(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _without_titles(v) for k, v in node.items() if k != "title"}
-    if isinstance(node, list):
-        return [_without_titles(item) for item in node]
-    return node
-
-
-def signature_drift(tool: Tool, action: Action) -> list[str]:
-    """What differs between the tool offered and the action's current signature."""
-    problems = []
-    if tool.name != action.name:
-        problems.append(f"tool {tool.name!r} is not named {action.name!r}")
-    if not tool.is_action or tool.read_only:
-        problems.append(f"{tool.name} is not flagged as a sequential action tool")
-    offered = _without_titles(tool.arguments.model_json_schema())
-    declared = _without_titles(action_arguments(action.function).model_json_schema())
-    offered_properties = offered.get("properties", {})
-    declared_properties = declared.get("properties", {})
-    for name in sorted(set(offered_properties) | set(declared_properties)):
-        if name not in offered_properties:
-            problems.append(f"{tool.name}: parameter {name!r} is in the signature, not the tool")
-        elif name not in declared_properties:
-            problems.append(f"{tool.name}: parameter {name!r} is in the tool, not the signature")
-        elif offered_properties[name] != declared_properties[name]:
-            problems.append(f"{tool.name}: parameter {name!r} differs in type or limits")
-    if set(offered.get("required", [])) != set(declared.get("required", [])):
-        problems.append(f"{tool.name}: required parameters differ")
-    if offered.get("$defs") != declared.get("$defs"):
-        problems.append(f"{tool.name}: nested types differ")
-    return problems

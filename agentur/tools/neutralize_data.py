@@ -54,8 +54,9 @@ async def neutralize_data(args: NeutralizeDataArguments, context: ToolContext) -
 TOOLS = [
     Tool(
         name="neutralize_data",
-        description="Save a copy of a text or workspace file with personal data replaced by "
-        "placeholders ([PERSON_1], [EMAIL_1] …) as a new file; the original stays unchanged.",
+        description="Save a copy of a text or workspace file (text, PDF, DOCX, XLSX, HTML, scan) "
+        "with personal data replaced by placeholders ([PERSON_1], [EMAIL_1] …) as a new text "
+        "file; the original stays unchanged.",
         arguments=NeutralizeDataArguments,
         handler=neutralize_data,
         toolbox="ai",

@@ -143,8 +143,9 @@ async def summarize(args: SummarizeArguments, context: ToolContext) -> dict[str,
 TOOLS = [
     Tool(
         name="summarize",
-        description="Summarize a text or workspace file (any length: map-reduce over "
-        "windows), optionally with a focus; the summary cites sections [S1]… with ranges.",
+        description="Summarize a text or workspace file (text, PDF, DOCX, XLSX, HTML, scan; any "
+        "length: map-reduce over windows), optionally with a focus; the summary cites sections "
+        "[S1]… with ranges.",
         arguments=SummarizeArguments,
         handler=summarize,
         read_only=True,

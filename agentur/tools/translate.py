@@ -1,5 +1,6 @@
-"""`translate` (T3): a text or a workspace file into another language, through the gateway's
-`translate` operation (model selection, neutralization and billing as for every call).
+"""`translate` (T3): a text or a workspace file (any format the knowledge store extracts)
+into another language, through the gateway's `translate` operation (model selection,
+neutralization and billing as for every call).
 
 Long inputs go in windows cut at paragraph and sentence boundaries, one call each, so no
 model has to return more than it can; the translations are joined in order."""
@@ -79,8 +80,8 @@ async def translate(args: TranslateArguments, context: ToolContext) -> dict[str,
 TOOLS = [
     Tool(
         name="translate",
-        description="Translate a text or a workspace text file into another language; long "
-        "inputs are translated window by window.",
+        description="Translate a text or a workspace file (text, PDF, DOCX, XLSX, HTML, scan) "
+        "into another language; long inputs are translated window by window.",
         arguments=TranslateArguments,
         handler=translate,
         read_only=True,

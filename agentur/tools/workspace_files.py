@@ -11,10 +11,12 @@ from pydantic import BaseModel, Field, model_validator
 
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
 from agentur.storage.models import File
+from agentur.tools.text_input import document_text
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import change_files, file_service, shown_text
 from agentur.workspace.files import FileService, OnConflict
-from agentur.workspace.text_window import decode_text
+from agentur.workspace.text_window import NotTextError, decode_text
+from agentur.workspace.text_window import window as text_window
 
 MAX_LINES = 2_000
 MAX_SEARCH_FILES = 200
@@ -49,26 +51,47 @@ class ReadFileArguments(BaseModel):
     line_count: int = Field(default=200, ge=1, le=MAX_LINES, description="Lines (line mode).")
 
 
-async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, Any]:
+async def _read_text(context: ToolContext, file_id: str) -> tuple[File, str, bool]:
+    """The file's text and whether it is already as the model may see it: a text file as it
+    is (neutralized per window, below), any other file as its extracted document text."""
     async with file_service(context) as files:
-        if args.start_line is None:
-            file = await files.get(args.file_id)
-            window = await files.read_window(args.file_id, args.offset, args.limit)
-            return {
-                **describe(file),
-                "content": await shown_text(context, file, window.content),
-                "offset": window.offset,
-                "total_length": window.total_length,
-                "next_offset": window.next_offset,
-            }
-        file, text = await files.read_text(args.file_id)
+        try:
+            file, text = await files.read_text(file_id)
+            return file, text, False
+        except NotTextError:
+            pass
+    found = await document_text(context, file_id)
+    return found.file, found.text, True
+
+
+async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, Any]:
+    file, text, shown = await _read_text(context, args.file_id)
+
+    async def show(part: str) -> str:
+        return part if shown else await shown_text(context, file, part)
+
+    if args.start_line is None:
+        limits = context.runtime.workspace_limits
+        window = text_window(
+            text,
+            args.offset,
+            args.limit or limits.default_read_window,
+            limits.max_read_window,
+        )
+        return {
+            **describe(file),
+            "content": await show(window.content),
+            "offset": window.offset,
+            "total_length": window.total_length,
+            "next_offset": window.next_offset,
+        }
     lines = text.splitlines(keepends=True)
     first = args.start_line - 1
     chosen = lines[first : first + args.line_count]
     end_line = first + len(chosen)
     return {
         **describe(file),
-        "content": await shown_text(context, file, "".join(chosen)),
+        "content": await show("".join(chosen)),
         "start_line": args.start_line,
         "total_lines": len(lines),
         "total_length": len(text),
@@ -318,7 +341,8 @@ async def replace_in_file(args: ReplaceInFileArguments, context: ToolContext) ->
 
 
 TOOLS: list[Tool] = [
-    Tool("read_file", "Read a text file: a character window (offset/limit) or lines "
+    Tool("read_file", "Read a file's text — a text file as it is, a PDF, DOCX, XLSX or scan as "
+         "its extracted text: a character window (offset/limit) or lines "
          "(start_line/line_count); always reports the total length.",
          ReadFileArguments, read_file, read_only=True),
     Tool("list_files", "List workspace files, filtered by folder, tags and name.",

@@ -22,6 +22,11 @@ TEXT_MIME_TYPES = {
 }
 
 
+class NotTextError(InvalidInputError):
+    """The file's bytes are not text (a PDF, an image, a recording): a document reader or the
+    knowledge store's extraction is what reads it."""
+
+
 @dataclass(frozen=True, slots=True)
 class TextWindow:
     content: str
@@ -36,7 +41,7 @@ class TextWindow:
 
 
 def decode_text(data: bytes, mime_type: str) -> str:
-    """The bytes as text, or InvalidInputError when the file is not text."""
+    """The bytes as text, or NotTextError when the file is not text."""
     looks_textual = mime_type.startswith(TEXT_MIME_PREFIXES) or mime_type in TEXT_MIME_TYPES
     try:
         text = data.decode("utf-8-sig")
@@ -46,11 +51,11 @@ def decode_text(data: bytes, mime_type: str) -> str:
                 return data.decode("latin-1")
             except UnicodeDecodeError:
                 pass
-        raise InvalidInputError(
+        raise NotTextError(
             f"the file is not UTF-8 text (mime type {mime_type}); read it with a document reader"
         ) from error
     if "\x00" in text:
-        raise InvalidInputError(f"the file is binary (mime type {mime_type})")
+        raise NotTextError(f"the file is binary (mime type {mime_type})")
     return text
 
 

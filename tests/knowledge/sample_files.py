@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 
 def pdf_bytes() -> bytes:
@@ -27,6 +31,25 @@ def pdf_bytes() -> bytes:
             for value in row:
                 cells.cell(value)
     return bytes(pdf.output())
+
+
+def scanned_page(lines: list[str]) -> Image:
+    """A page 'scanned' at 150 dpi: black text on white, as a flatbed scanner gives it."""
+    import matplotlib
+    from PIL import Image, ImageDraw, ImageFont
+
+    page = Image.new("L", (1240, 1754), 255)
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(f"{matplotlib.get_data_path()}/fonts/ttf/DejaVuSans.ttf", 36)
+    for number, line in enumerate(lines):
+        draw.text((120, 200 + number * 70), line, fill=0, font=font)
+    return page
+
+
+def scanned_png(lines: list[str]) -> bytes:
+    photo = io.BytesIO()
+    scanned_page(lines).save(photo, "PNG")
+    return photo.getvalue()
 
 
 def docx_bytes() -> bytes:

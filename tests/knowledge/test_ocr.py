@@ -6,20 +6,18 @@ from __future__ import annotations
 import io
 import shutil
 
-import matplotlib
 import pytest
-from PIL import Image, ImageDraw, ImageFont
 
 from agentur.knowledge.extract import extract
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from tests.knowledge.conftest import upload
+from tests.knowledge.sample_files import scanned_page, scanned_png
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (.ci/run installs it)"
 )
 
-FONT = f"{matplotlib.get_data_path()}/fonts/ttf/DejaVuSans.ttf"
 PAGE_ONE = [
     "Mietvertrag für Wohnräume",
     "zwischen Frau Müller und Herrn Weiß",
@@ -42,19 +40,9 @@ def one_tesseract_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OMP_THREAD_LIMIT", "1")
 
 
-def _scan(lines: list[str]) -> Image.Image:
-    """A page 'scanned' at 150 dpi: black text on white, as a flatbed scanner gives it."""
-    page = Image.new("L", (1240, 1754), 255)
-    draw = ImageDraw.Draw(page)
-    font = ImageFont.truetype(FONT, 36)
-    for number, line in enumerate(lines):
-        draw.text((120, 200 + number * 70), line, fill=0, font=font)
-    return page
-
-
 def _scanned_pdf() -> bytes:
     out = io.BytesIO()
-    first, second = _scan(PAGE_ONE), _scan(PAGE_TWO)
+    first, second = scanned_page(PAGE_ONE), scanned_page(PAGE_TWO)
     first.save(out, "PDF", resolution=150, save_all=True, append_images=[second])
     return out.getvalue()
 
@@ -74,9 +62,8 @@ async def test_search_finds_a_phrase_of_a_scan_with_its_page(
 ) -> None:
     alice = await tenants.member()
     scan = await upload(runtime, alice.context, "vertrag.pdf", _scanned_pdf())
-    photo = io.BytesIO()
-    _scan(["Quittung Bäckerei Zürich", "Total CHF 12.50"]).save(photo, "PNG")
-    receipt = await upload(runtime, alice.context, "quittung.png", photo.getvalue())
+    receipt_png = scanned_png(["Quittung Bäckerei Zürich", "Total CHF 12.50"])
+    receipt = await upload(runtime, alice.context, "quittung.png", receipt_png)
     outcomes = await store.worker.run_until_idle()
     assert sorted(o.status for o in outcomes) == ["indexed", "indexed"]
 

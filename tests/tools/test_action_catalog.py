@@ -1,9 +1,12 @@
-"""The typed action catalog (A10): generated tools match their functions' signatures (drift
-test), are flagged as action tools, and change data when a scripted model runs them."""
+"""The typed action catalog (A10): generated tools match their functions' signatures, every
+action tool's schema matches the committed snapshot (the drift test: it fails on any change
+until the snapshot is regenerated on purpose), tools are flagged as action tools, and they
+change data when a scripted model runs them."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import inspect
+from typing import Annotated, get_type_hints
 
 import pytest
 from pydantic import Field, ValidationError
@@ -15,12 +18,13 @@ from agentur.agent.run_agent import run_agent
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.features.query_tables import AggregateArguments, Filter, QueryArguments
 from agentur.tools import trustee_actions, workflow_actions
-from agentur.tools.action_catalog import Action, action_tool, signature_drift
+from agentur.tools.action_catalog import Action, action_tool
 from agentur.tools.registry import ToolRegistry
 from agentur.tools.tool import ToolContext
 from agentur.workflows.service import WorkflowService
 from tests.agent.support import Recorder, call, deps, scripted
 from tests.features.support import trustee_instance
+from tests.tools import action_schemas
 
 CATALOG = [*trustee_actions.ACTIONS, *workflow_actions.ACTIONS]
 
@@ -45,7 +49,58 @@ def test_catalog_and_generated_tools_agree() -> None:
         "workflow_post_message",
     }
     for action in CATALOG:
-        assert signature_drift(action_tools[action.name], action) == []
+        assert action_tools[action.name].is_action and not action_tools[action.name].read_only
+
+
+def test_action_tool_schemas_match_the_committed_snapshot() -> None:
+    found = action_schemas.differences(
+        action_schemas.schemas(action_schemas.action_tools()), action_schemas.saved()
+    )
+    assert not found, (
+        "action tool schemas differ from tests/tools/action_tool_schemas.json — models are "
+        f"offered something new. Review, then regenerate with `{action_schemas.REGENERATE}`:\n"
+        + "\n".join(found)
+    )
+
+
+def _with_a_new_parameter(action: Action) -> Action:
+    """The action as if its function had gained `discount_percent: int = 0`."""
+
+    async def changed(context: ToolContext, **values: object) -> object:
+        return await action.function(context, **values)
+
+    signature = inspect.signature(action.function)
+    extra = inspect.Parameter(
+        "discount_percent", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=int
+    )
+    changed.__name__ = action.function.__name__
+    changed.__doc__ = action.function.__doc__
+    changed.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])  # type: ignore[attr-defined]
+    changed.__annotations__ = {
+        **get_type_hints(action.function, include_extras=True),
+        "discount_percent": int,
+    }
+    return Action(action.method, changed, action.toolbox)
+
+
+def test_a_changed_signature_fails_the_snapshot_comparison() -> None:
+    invoice = next(a for a in CATALOG if a.name == "trustee_create_invoice")
+    tools = [
+        action_tool(_with_a_new_parameter(invoice)) if tool.name == invoice.name else tool
+        for tool in action_schemas.action_tools()
+    ]
+    found = action_schemas.differences(action_schemas.schemas(tools), action_schemas.saved())
+    assert found == ["trustee_create_invoice: parameter 'discount_percent' is new"]
+    # … and a removed tool, a narrower limit or a new description are differences too.
+    current = action_schemas.schemas(action_schemas.action_tools())
+    del current["workflow_archive"]
+    current["workflow_rename"]["description"] += " Really."
+    current["send_mail"]["arguments"]["properties"]["subject"]["maxLength"] = 10
+    assert action_schemas.differences(current, action_schemas.saved()) == [
+        "send_mail: parameter 'subject' changed type, limits or description",
+        "workflow_archive: in the snapshot, but no action tool any more",
+        "workflow_rename: description changed",
+    ]
 
 
 async def _note(context: ToolContext, *, text: Annotated[str, Field(max_length=10)]) -> dict:
@@ -66,16 +121,21 @@ async def _note_longer(context: ToolContext, *, text: Annotated[str, Field(max_l
 
 
 def test_drift_is_found_both_ways() -> None:
-    tool = action_tool(Action("demo", _note, toolbox="core"))
-    grown = Action("demo", _note_with_tag, toolbox="core")
-    assert any("'tag' is in the signature, not the tool" in p for p in signature_drift(tool, grown))
-    wider_tool = action_tool(grown)
-    shrunk = Action("demo", _note, toolbox="core")
-    problems = signature_drift(wider_tool, shrunk)
-    assert any("'tag' is in the tool, not the signature" in p for p in problems)
-    assert any("required parameters differ" in p for p in problems)
-    limits = signature_drift(tool, Action("demo", _note_longer, toolbox="core"))
-    assert any("'text' differs" in p for p in limits)
+    def offered(function: object) -> dict:
+        return action_schemas.schemas([action_tool(Action("demo", function, "core"))]).popitem()[1]  # type: ignore[arg-type]
+
+    note, tagged, longer = offered(_note), offered(_note_with_tag), offered(_note_longer)
+    assert action_schemas.differences({"demo": tagged}, {"demo": note}) == [
+        "demo: parameter 'tag' is new",
+        "demo: required parameters changed",
+    ]
+    assert action_schemas.differences({"demo": note}, {"demo": tagged}) == [
+        "demo: parameter 'tag' is gone",
+        "demo: required parameters changed",
+    ]
+    assert action_schemas.differences({"demo": longer}, {"demo": note}) == [
+        "demo: parameter 'text' changed type, limits or description"
+    ]
 
 
 def test_generated_tool_validates_and_describes_from_the_signature() -> None:

@@ -1,4 +1,7 @@
-"""Extraction (K1, K2): bytes of a workspace file → one `Document` (UDM), whatever the format."""
+"""Extraction (K1, K2): bytes of a workspace file → one `Document` (UDM), whatever the format.
+
+A file with no text to extract — a recording, a video, an archive, a binary no extractor reads —
+raises `NotTextError`: it is never decoded into text (its index gets status `no_text`)."""
 
 from __future__ import annotations
 
@@ -7,10 +10,11 @@ from pathlib import PurePosixPath
 
 from agentur.errors import InvalidInputError
 from agentur.knowledge.udm import Document
-from agentur.workspace.text_window import decode_text
+from agentur.workspace.text_window import NotTextError, decode_text
 
 # Bump when an extractor changes its output: every file is then re-indexed.
-PARSER_VERSION = 2  # 2: OCR of scanned PDF pages and images
+# 2: OCR of scanned PDF pages and images; 3: binary files are no longer read as Latin-1 text.
+PARSER_VERSION = 3
 
 SUFFIX_FORMATS = {
     ".pdf": "pdf",
@@ -41,6 +45,10 @@ MIME_FORMATS = {
     "image/jpeg": "image",
     "image/tiff": "image",
 }
+# Formats whose extraction starts from the file's own text.
+TEXT_FORMATS = ("text", "markdown", "csv", "json")
+# Media that never hold text to extract, whatever their bytes happen to decode to.
+NO_TEXT_MIME_PREFIXES = ("audio/", "video/", "font/")
 
 
 def detect_format(name: str, mime_type: str) -> str:
@@ -48,9 +56,19 @@ def detect_format(name: str, mime_type: str) -> str:
     return SUFFIX_FORMATS.get(suffix) or MIME_FORMATS.get(mime_type, "text")
 
 
+def no_text_reason(name: str, mime_type: str) -> str | None:
+    """Why a file holds no text to extract, when its type alone tells (audio, video, fonts)."""
+    if detect_format(name, mime_type) == "text" and mime_type.startswith(NO_TEXT_MIME_PREFIXES):
+        return f"{mime_type} files hold no text"
+    return None
+
+
 def extract(data: bytes, name: str, mime_type: str) -> Document:
-    """The document model of a file; InvalidInputError when it cannot be read."""
+    """The document model of a file; NotTextError when it holds no text, InvalidInputError when
+    it cannot be read."""
     kind = detect_format(name, mime_type)
+    if reason := no_text_reason(name, mime_type):
+        raise NotTextError(reason)
     try:
         if kind == "pdf":
             from agentur.knowledge.extract.pdf import extract_pdf
@@ -72,7 +90,17 @@ def extract(data: bytes, name: str, mime_type: str) -> Document:
             from agentur.knowledge.extract.html import extract_html
 
             return extract_html(data)
-        text = decode_text(data, "text/plain")
+        if kind == "text":
+            # Strict for types that do not claim to be text: an archive or an unknown binary
+            # is not Latin-1 prose.
+            try:
+                text = decode_text(data, mime_type)
+            except NotTextError:
+                raise NotTextError(
+                    f"the file is not text and no extractor reads {mime_type}"
+                ) from None
+        else:
+            text = decode_text(data, "text/plain")
         if kind == "markdown":
             from agentur.knowledge.extract.markdown import extract_markdown
 

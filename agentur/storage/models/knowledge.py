@@ -38,6 +38,9 @@ from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTi
 ChunkId = BigInteger().with_variant(Integer(), "sqlite")
 # Index statuses whose chunks and text can be read (lexical_only: no vectors yet).
 READABLE_STATUSES = ("indexed", "lexical_only")
+# The file holds no text to index (a recording, an archive, an unknown binary): no chunks,
+# `error` says why; settled like `failed`, looked at again only when the file changes.
+NO_TEXT = "no_text"
 
 
 class FileContentIndex(IdMixin, TimestampMixin, Base):
@@ -54,7 +57,7 @@ class FileContentIndex(IdMixin, TimestampMixin, Base):
     feature_instance_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     scope: Mapped[str] = mapped_column(String(32))  # copied from the file
     # pending | indexing | indexed | lexical_only (no vectors: the embedder failed; retried)
-    # | failed
+    # | failed | no_text (a recording, an archive, a binary: nothing to index as text)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     # What the stored index was built from; a difference means "re-index".

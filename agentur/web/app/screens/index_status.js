@@ -3,7 +3,7 @@
 
 import { h, replace } from "../dom.js";
 
-const SETTLED = new Set(["indexed", "lexical_only", "failed"]);
+const SETTLED = new Set(["indexed", "lexical_only", "failed", "no_text"]);
 const POLL_MS = 1500;
 
 // Returns {node, stop}; stop() ends the polling (the screen calls it on leave).
@@ -33,7 +33,7 @@ export function indexStatus(app, file, onSettled = () => {}) {
         parts.push(" ", h("span", { class: "muted" }, t("eta", { seconds: Math.ceil(index.eta_seconds) })));
       }
     }
-    if (status === "failed" && index.error) parts.push(" ", h("span", { class: "error" }, index.error));
+    if ((status === "failed" || status === "no_text") && index.error) parts.push(" ", h("span", { class: "error" }, index.error));
     node.dataset.status = status;
     replace(node, ...parts);
   }
