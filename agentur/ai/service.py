@@ -36,7 +36,7 @@ from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
 from agentur.ai.prepare_images import prepare_images
 from agentur.ai.providers.base import ModelProvider, ProviderError
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
-from agentur.ai.select_model import select_models
+from agentur.ai.select_model import check_prompt_size, select_models
 from agentur.ai.settings import AiSettings
 from agentur.ai.stream_attempt import stream_attempt
 from agentur.ai.stream_error import StreamError
@@ -147,6 +147,7 @@ class AiService:
         self, request: AiRequest, context: RequestContext
     ) -> tuple[PreparedRequest, int, list[ModelSpec]]:
         """The request after the gate, its estimated prompt tokens and the ranked models."""
+        check_prompt_size(self.registry, request, estimate_prompt_tokens(request))
         prepared = await self.gate.prepare(request, context)
         prepared = replace(prepared, sent=await prepare_images(prepared.sent, self.settings))
         prompt_tokens = estimate_prompt_tokens(prepared.sent)
