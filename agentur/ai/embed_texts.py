@@ -29,6 +29,7 @@ class Embeddings:
     model: str
     dimensions: int
     cost_chf: float
+    tokens: int = 0  # the input tokens billed
 
 
 async def embed_texts(
@@ -81,4 +82,4 @@ async def embed_texts(
     finally:
         await service.billing.release(reservation)  # a no-op once charged
     dimensions = spec.embedding_dimensions or (len(vectors[0]) if vectors else 0)
-    return Embeddings(vectors, spec.id, dimensions, chf)
+    return Embeddings(vectors, spec.id, dimensions, chf, tokens)
