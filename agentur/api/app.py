@@ -13,6 +13,7 @@ from agentur.agent.recover_dead_runs import start_run_recovery
 from agentur.agent.settings import AgentSettings
 from agentur.api.dependencies import get_request_context
 from agentur.api.mcp.mount import mount_mcp
+from agentur.api.openai_compatible.cors import OpenAICorsMiddleware
 from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
@@ -83,6 +84,7 @@ def create_app(
 
     configure_tracing()
     app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    app.add_middleware(OpenAICorsMiddleware)  # inside: preflights are observed, too
     app.add_middleware(ObservabilityMiddleware)
     if runtime is not None:
         app.state.runtime = runtime
