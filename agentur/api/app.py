@@ -83,7 +83,12 @@ def create_app(
                 await app.state.runtime.close()
 
     configure_tracing()
-    app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    # FastAPI's own telemetry opens each request's SERVER span once a tracer provider is
+    # configured; its log records (validation failures with input values) stay off: request
+    # bodies carry prompts and personal data.
+    app = FastAPI(
+        title="agentur", version=__version__, lifespan=lifespan, telemetry={"logs": False}
+    )
     app.add_middleware(OpenAICorsMiddleware)  # inside: preflights are observed, too
     app.add_middleware(ObservabilityMiddleware)
     if runtime is not None:
