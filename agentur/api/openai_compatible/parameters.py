@@ -79,48 +79,47 @@ def check_gateway_model(
         raise refuse("parallel_tool_calls", f"false cannot be guaranteed by {model}")
     if _set(body, "store"):
         raise refuse("store", "is only supported by agentur-agent (gateway calls are not stored)")
-    if _set(body, "response_format") and not (
-        spec.supports(Capability.structured_output) and "response_format" in native
-    ):
-        raise refuse(
-            "response_format",
-            f"{body.response_format.type} is not supported by {model}: its provider "  # type: ignore[union-attr]
-            "has no structured-output mode agentur can pass it to",
-        )
+    if _set(body, "response_format"):
+        kind = body.response_format.type  # type: ignore[union-attr]
+        if not spec.supports(Capability.structured_output):
+            raise refuse("response_format", f"{kind} is not supported by {model}")
+        if "response_format" not in native:
+            raise refuse(
+                "response_format",
+                f"{kind} is not supported by {model}: its provider ({spec.provider}) has no "
+                "structured-output mode agentur can pass it to",
+            )
     for name in _set(body, *SAMPLING):
         if name not in native:
             raise refuse(name, f"is not supported by {model} (its provider has no such setting)")
 
 
+# What an agent run or an assistant turn decides for itself, so a caller may not set it.
+RUN_DECIDES = (
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "response_format",
+    "max_tokens",
+    "max_completion_tokens",
+    *SAMPLING,
+)
+ASSISTANT_DECIDES = (*RUN_DECIDES, "temperature", "store")
+
+
+def _refuse_set(body: ChatCompletionRequest, names: tuple[str, ...], why: str) -> None:
+    check_extras(body)
+    for name in _set(body, *names):
+        raise refuse(name, why)
+
+
 def check_agent(body: ChatCompletionRequest, model: str) -> None:
     """`agentur-agent`: the run has its own tools, rounds and output limits."""
-    check_extras(body)
-    for name in _set(
-        body,
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "response_format",
-        "max_tokens",
-        "max_completion_tokens",
-        *SAMPLING,
-    ):
-        raise refuse(name, f"is not supported by {model} (an agent run with its own tools)")
+    _refuse_set(body, RUN_DECIDES, f"is not supported by {model} (an agent run with its own tools)")
 
 
 def check_assistant(body: ChatCompletionRequest, model: str) -> None:
     """`assistant:<id>`: the assistant's own configuration decides everything."""
-    check_extras(body)
-    for name in _set(
-        body,
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "response_format",
-        "max_tokens",
-        "max_completion_tokens",
-        "temperature",
-        "store",
-        *SAMPLING,
-    ):
-        raise refuse(name, f"is not supported by {model} (the assistant's settings apply)")
+    _refuse_set(
+        body, ASSISTANT_DECIDES, f"is not supported by {model} (the assistant's settings apply)"
+    )
