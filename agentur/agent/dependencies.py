@@ -70,6 +70,11 @@ class AgentResult:
     duration_ms: float
     workflow_id: str | None = None
     error: str | None = None
+    # The HTTP status of the failure that ended the run (a gateway error's, 500 for a bug);
+    # None when it ended by its own limits, a cancellation, or completed.
+    error_status: int | None = None
+    # The model's last text: the answer of a completed run, the partial one of a stopped run.
+    model_text: str = ""
 
     def usage_dict(self) -> dict[str, int]:
         return {

@@ -118,10 +118,12 @@ async def _too_long_for_first(run: RunState, request: AiRequest, estimate: int) 
 
 def _raise_model_failure(run: RunState, error: Exception) -> NoReturn:
     detail = getattr(error, "detail", None) or str(error)
-    run.emit(AgentEvent(EventType.error, {"message": detail}))
-    if getattr(error, "status_code", None) == 402:  # the gateway's tenant budget preflight
-        raise StopRun(RunStatus.budget_exceeded, detail) from error
-    raise StopRun(RunStatus.failed, f"the model call failed: {detail}") from error
+    # A gateway error's own status; a provider's failure is a bad gateway (502).
+    status = error.status_code if isinstance(error, AgenturError) else 502
+    run.emit(AgentEvent(EventType.error, {"message": detail, "status": status}))
+    if status == 402:  # the gateway's tenant budget preflight
+        raise StopRun(RunStatus.budget_exceeded, detail, status) from error
+    raise StopRun(RunStatus.failed, f"the model call failed: {detail}", status) from error
 
 
 async def _stream(run: RunState, request: AiRequest) -> AiResponse:

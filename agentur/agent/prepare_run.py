@@ -45,16 +45,21 @@ async def prepare_run(
     *,
     workflow_id: str | None = None,
     run_id: str | None = None,
+    conversation: bool = True,
 ) -> PreparedRun:
+    """`conversation=False` without a `workflow_id`: the run keeps no conversation (its
+    caller brings the history, as OpenAI-style clients do); its trace is still stored."""
     run_id = run_id or new_id()
     runtime = deps.runtime
     if runtime is None:
         return PreparedRun(run_id, prompt, config, context, workflow_id)
+    if workflow_id is None and not conversation:
+        return await _with_trace(PreparedRun(run_id, prompt, config, context, None), deps)
     history: list[Message] = []
     async with runtime.database.transaction() as session:
         workflows = WorkflowService(session, context)
         if workflow_id is None:
-            workflow = await workflows.create(prompt.strip()[:WORKFLOW_TITLE_CHARS])
+            workflow = await workflows.create(conversation_title(prompt))
         else:
             workflow = await workflows.get(workflow_id)  # 404 for anyone else's
             limit = deps.settings.agent_history_messages
@@ -69,16 +74,27 @@ async def prepare_run(
                     if (message := _history_message(row.role, row.content, row.data))
                 ]
         await workflows.append(workflow.id, "user", prompt, {"agent_run_id": run_id})
-    store = TraceStore(runtime.database) if deps.stores_trace else None
-    if store is not None:
-        await store.create_run(
-            run_id,
-            context,
-            prompt=prompt,
-            config=config.model_dump(mode="json"),
-            workflow_id=workflow.id,
-        )
-    return PreparedRun(run_id, prompt, config, context, workflow.id, history, store)
+    prepared = PreparedRun(run_id, prompt, config, context, workflow.id, history)
+    return await _with_trace(prepared, deps)
+
+
+def conversation_title(prompt: str) -> str:
+    return prompt.strip()[:WORKFLOW_TITLE_CHARS]
+
+
+async def _with_trace(prepared: PreparedRun, deps: AgentDependencies) -> PreparedRun:
+    """The run row its trace goes to, when traces are stored."""
+    if deps.runtime is None or not deps.stores_trace:
+        return prepared
+    prepared.trace_store = TraceStore(deps.runtime.database)
+    await prepared.trace_store.create_run(
+        prepared.run_id,
+        prepared.context,
+        prompt=prepared.prompt,
+        config=prepared.config.model_dump(mode="json"),
+        workflow_id=prepared.workflow_id,
+    )
+    return prepared
 
 
 async def record_answer(

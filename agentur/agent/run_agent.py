@@ -89,11 +89,13 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
         SUB_AGENT_KEY: sub_agent_runner(run),
     }
     record_status(run, RunStatus.running)
-    status, final_text, error = RunStatus.completed, "", None
+    status, final_text, error, error_status = RunStatus.completed, "", None, None
     try:
         final_text = await _loop(run, pinned)
+        run.last_text = final_text
     except StopRun as stop:
         status, error = stop.status, (stop.reason if stop.status is RunStatus.failed else None)
+        error_status = stop.error_status
         final_text = progress_summary(stop.reason, run.rounds, run.steps, run.last_text)
     except asyncio.CancelledError:
         task = asyncio.current_task()
@@ -104,7 +106,13 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
     except Exception as unexpected:  # a bug must still end the run in an orderly way
         logger.exception("agent run %s failed", prepared.run_id)
         status, error = RunStatus.failed, f"{type(unexpected).__name__}: {unexpected}"
-        emit(AgentEvent(EventType.error, {"message": "internal error; see the server log"}))
+        error_status = 500
+        emit(
+            AgentEvent(
+                EventType.error,
+                {"message": "internal error; see the server log", "status": error_status},
+            )
+        )
         final_text = progress_summary(
             "an internal error occurred", run.rounds, run.steps, run.last_text
         )
@@ -119,6 +127,8 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
         duration_ms=(time.perf_counter() - started) * 1000,
         workflow_id=prepared.workflow_id,
         error=error,
+        error_status=error_status,
+        model_text=run.last_text,
     )
     await _finish(run, result)
     return result

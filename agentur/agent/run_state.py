@@ -21,12 +21,14 @@ from agentur.tools.toolboxes import ToolboxState
 
 
 class StopRun(Exception):
-    """Ends the loop with a status; the reason becomes part of the progress summary."""
+    """Ends the loop with a status; the reason becomes part of the progress summary.
+    `error_status` is the HTTP status of the gateway error behind it, if one was."""
 
-    def __init__(self, status: RunStatus, reason: str) -> None:
+    def __init__(self, status: RunStatus, reason: str, error_status: int | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.error_status = error_status
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.retry import call_with_retries
 from agentur.context import RequestContext
+from agentur.observability.gen_ai import gateway_call
 
 if TYPE_CHECKING:
     from agentur.ai.service import AiService
@@ -29,6 +30,7 @@ class Embeddings:
     model: str
     dimensions: int
     cost_chf: float
+    tokens: int = 0  # the input tokens billed
 
 
 async def embed_texts(
@@ -57,18 +59,24 @@ async def embed_texts(
         spec, prepared.config, context, input_tokens=total, output_tokens=0
     )
     provider = service.registry.provider_for(spec)
+    failures: Failures | None = None
     try:
-        try:
-            vectors, tokens = await call_with_retries(
-                lambda: provider.embed(spec, sent_texts),
-                service.retry_policy,
-                provider=spec.provider,
-                sleep=service.sleep,
-            )
-        except ProviderError as error:
-            failures = Failures()
-            failures.failed(spec, error)
-            raise failures.error() from error
+        with gateway_call(spec.provider, spec.name, OperationType.embedding) as observed:
+            try:
+                vectors, tokens = await call_with_retries(
+                    lambda: provider.embed(spec, sent_texts),
+                    service.retry_policy,
+                    provider=spec.provider,
+                    sleep=service.sleep,
+                )
+            except ProviderError as error:
+                observed.failed(error)
+                failures = Failures()
+                failures.failed(spec, error)
+            else:
+                observed.done(response_model=spec.name, input_tokens=tokens)
+        if failures is not None:
+            raise failures.error()
         logger.debug("embedded %d texts for %s with %s", len(texts), purpose, spec.id)
         chf = await service.billing.charge(
             spec,
@@ -81,4 +89,4 @@ async def embed_texts(
     finally:
         await service.billing.release(reservation)  # a no-op once charged
     dimensions = spec.embedding_dimensions or (len(vectors[0]) if vectors else 0)
-    return Embeddings(vectors, spec.id, dimensions, chf)
+    return Embeddings(vectors, spec.id, dimensions, chf, tokens)

@@ -13,6 +13,19 @@ class NoModelError(AgenturError):
     title = "No model available"
 
 
+class ContextLengthExceededError(AgenturError):
+    """The prompt is larger than the context window of the requested model (or of every model
+    that could serve it): the caller must send less, so it is a client error."""
+
+    status_code = 400
+    title = "Prompt exceeds the context window"
+
+    def __init__(self, detail: str, *, prompt_tokens: int, context_window: int) -> None:
+        super().__init__(detail)
+        self.prompt_tokens = prompt_tokens
+        self.context_window = context_window
+
+
 class ModelNotAllowedError(ForbiddenError):
     """The mandate's restrictions exclude the requested model or an unpriced one."""
 

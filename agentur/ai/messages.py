@@ -148,11 +148,53 @@ class ImageOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class JsonSchemaFormat:
+    """Structured output as a caller of OpenAI's API names it: the schema with its name and
+    whether the provider must follow it strictly (adapters without the notion use the schema)."""
+
+    schema: dict[str, Any]
+    name: str = "response"
+    strict: bool | None = None
+
+
+def response_schema(option: str | dict[str, Any] | JsonSchemaFormat) -> dict[str, Any] | None:
+    """The JSON schema a `response_format` asks for, or None ("text", "json")."""
+    if isinstance(option, JsonSchemaFormat):
+        return option.schema
+    return option if isinstance(option, dict) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """Sampling parameters beyond the temperature, set only by callers that ask for them (the
+    OpenAI-compatible API). Each adapter sends those its wire format has and lists them in
+    `SAMPLING_OPTIONS`; the API refuses the others before a call."""
+
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+
+    def given(self) -> frozenset[str]:
+        """The names of the parameters this sets."""
+        values = {
+            "top_p": self.top_p,
+            "stop": self.stop or None,
+            "seed": self.seed,
+            "presence_penalty": self.presence_penalty,
+            "frequency_penalty": self.frequency_penalty,
+        }
+        return frozenset(name for name, value in values.items() if value is not None)
+
+
+@dataclass(frozen=True, slots=True)
 class CallOptions:
     temperature: float | None = None
     max_output_tokens: int | None = None
-    # "text", "json", or a JSON schema dict for structured output.
-    response_format: str | dict[str, Any] = "text"
+    # "text", "json", a JSON schema dict, or a named schema for structured output.
+    response_format: str | dict[str, Any] | JsonSchemaFormat = "text"
+    sampling: Sampling = field(default_factory=Sampling)
     # Explicit "provider:model" override; the selector is bypassed (restrictions still apply).
     model: str | None = None
     search: SearchOptions | None = None
@@ -181,6 +223,10 @@ class AiResponse:
     provider: str
     latency_ms: float
     finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
+    # What the provider reported: the exact model that answered (e.g. a dated snapshot) and
+    # its id of the response, for traces; None when the wire format has no such field.
+    response_model: str | None = None
+    response_id: str | None = None
     # Search engines (`web_search`): the results behind the text, for callers that cite them.
     sources: tuple[Source, ...] = ()
     # `text_to_speech`: the synthesized audio, in the requested format.

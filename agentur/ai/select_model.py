@@ -9,7 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentur.ai.billing.pricing import worst_case_usd
-from agentur.ai.gateway_errors import ModelNotAllowedError, NoModelError
+from agentur.ai.gateway_errors import (
+    ContextLengthExceededError,
+    ModelNotAllowedError,
+    NoModelError,
+)
 from agentur.ai.mandate_ai_settings import MandateAiConfig
 from agentur.ai.messages import AiRequest
 from agentur.ai.model_registry import ModelRegistry, RegisteredModel
@@ -81,13 +85,41 @@ def _is_chat(spec: ModelSpec) -> bool:
     return spec.supports(Capability.streaming) or spec.supports(Capability.tools)
 
 
-def fits(spec: ModelSpec, needs: Needs) -> bool:
-    if not spec.supports(*needs.capabilities):
-        return False
-    if needs.chat and not _is_chat(spec):
-        return False
+def can_serve(spec: ModelSpec, needs: Needs) -> bool:
+    """What the model can do fits the request, whatever the prompt's size."""
+    return spec.supports(*needs.capabilities) and (_is_chat(spec) or not needs.chat)
+
+
+def has_room(spec: ModelSpec, needs: Needs) -> bool:
     room = min(needs.output_room, spec.max_output_tokens) if needs.chat else 0
     return needs.prompt_tokens + room <= spec.context_window
+
+
+def fits(spec: ModelSpec, needs: Needs) -> bool:
+    return can_serve(spec, needs) and has_room(spec, needs)
+
+
+def check_prompt_size(registry: ModelRegistry, request: AiRequest, prompt_tokens: int) -> None:
+    """Raises `ContextLengthExceededError` when the prompt fits no window of a model that
+    could serve the request (the requested one, else any) — cheap, so the gateway asks it
+    before neutralizing a prompt that cannot be sent anyway."""
+    needs = needs_of(request, prompt_tokens)
+    override = request.options.model
+    entry = registry.get(override) if override else None
+    specs = [entry.spec] if entry is not None else [e.spec for e in registry.entries()]
+    serving = [spec for spec in specs if can_serve(spec, needs)]
+    if not serving or any(has_room(spec, needs) for spec in serving):
+        return
+    largest = max(serving, key=lambda spec: spec.context_window)
+    room = min(needs.output_room, largest.max_output_tokens) if needs.chat else 0
+    which = "" if entry is not None else ", the largest of the models that could serve it"
+    raise ContextLengthExceededError(
+        f"the prompt has about {prompt_tokens} tokens; with {room} for the answer it exceeds "
+        f"the context window of {largest.id} ({largest.context_window} tokens{which}); "
+        "send a shorter prompt",
+        prompt_tokens=prompt_tokens,
+        context_window=largest.context_window,
+    )
 
 
 def _rank_key(entry: RegisteredModel, ranking: Ranking, needs: Needs) -> tuple[float, ...]:
@@ -110,6 +142,7 @@ def select_models(
 ) -> list[ModelSpec]:
     """Candidates best first (the first is used, the rest are fallbacks). Raises
     `NoModelError` / `ModelNotAllowedError` with what is missing when nothing fits."""
+    check_prompt_size(registry, request, prompt_tokens)
     needs = needs_of(request, prompt_tokens)
     override = request.options.model
     if override:

@@ -36,12 +36,12 @@ from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
 from agentur.ai.prepare_images import prepare_images
 from agentur.ai.providers.base import ModelProvider, ProviderError
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
-from agentur.ai.select_model import select_models
+from agentur.ai.select_model import check_prompt_size, select_models
 from agentur.ai.settings import AiSettings
 from agentur.ai.stream_attempt import stream_attempt
 from agentur.ai.stream_error import StreamError
 from agentur.context import RequestContext
-from agentur.observability.gen_ai import gateway_call
+from agentur.observability.gen_ai import GatewayCall, gateway_call
 
 __all__ = ["AiService", "Embeddings", "NoModelError", "StreamError"]
 
@@ -52,6 +52,18 @@ def limited(prepared: PreparedRequest, spec: ModelSpec, prompt_tokens: int) -> P
     limit = max_output_tokens(spec, prepared.sent, prompt_tokens)
     options = replace(prepared.sent.options, max_output_tokens=limit)
     return replace(prepared, sent=replace(prepared.sent, options=options))
+
+
+def answered(observed: GatewayCall, response: AiResponse, spec: ModelSpec) -> None:
+    """The answer on the call's span: the model the provider reports (a dated snapshot, say;
+    the requested name when it reports none), its response id, finish reason and usage."""
+    observed.done(
+        response_model=response.response_model or spec.name,
+        response_id=response.response_id,
+        finish_reason=response.finish_reason,
+        input_tokens=response.usage.input_tokens,
+        output_tokens=response.usage.output_tokens,
+    )
 
 
 class AiService:
@@ -147,6 +159,7 @@ class AiService:
         self, request: AiRequest, context: RequestContext
     ) -> tuple[PreparedRequest, int, list[ModelSpec]]:
         """The request after the gate, its estimated prompt tokens and the ranked models."""
+        check_prompt_size(self.registry, request, estimate_prompt_tokens(request))
         prepared = await self.gate.prepare(request, context)
         prepared = replace(prepared, sent=await prepare_images(prepared.sent, self.settings))
         prompt_tokens = estimate_prompt_tokens(prepared.sent)
@@ -229,9 +242,7 @@ class AiService:
                         observed.failed(error)
                         failures.failed(spec, error)
                         continue
-                    observed.done(
-                        response.model, response.usage.input_tokens, response.usage.output_tokens
-                    )
+                    answered(observed, response, spec)
                     return await self._finish(response, spec, prepared, context, reservation)
             finally:
                 await self.billing.release(reservation)  # a no-op once charged
@@ -267,12 +278,7 @@ class AiService:
                                 if isinstance(event, TextDelta | ToolCallDelta):
                                     emitted = True
                                 elif isinstance(event, StreamDone):
-                                    usage = event.response.usage
-                                    observed.done(
-                                        event.response.model,
-                                        usage.input_tokens,
-                                        usage.output_tokens,
-                                    )
+                                    answered(observed, event.response, spec)
                                 yield event
                             return
                         except Exception as raw:

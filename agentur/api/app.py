@@ -13,6 +13,7 @@ from agentur.agent.recover_dead_runs import start_run_recovery
 from agentur.agent.settings import AgentSettings
 from agentur.api.dependencies import get_request_context
 from agentur.api.mcp.mount import mount_mcp
+from agentur.api.openai_compatible.cors import OpenAICorsMiddleware
 from agentur.api.openapi import install_openapi
 from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
@@ -82,7 +83,13 @@ def create_app(
                 await app.state.runtime.close()
 
     configure_tracing()
-    app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    # FastAPI's own telemetry opens each request's SERVER span once a tracer provider is
+    # configured; its log records (validation failures with input values) stay off: request
+    # bodies carry prompts and personal data.
+    app = FastAPI(
+        title="agentur", version=__version__, lifespan=lifespan, telemetry={"logs": False}
+    )
+    app.add_middleware(OpenAICorsMiddleware)  # inside: preflights are observed, too
     app.add_middleware(ObservabilityMiddleware)
     if runtime is not None:
         app.state.runtime = runtime

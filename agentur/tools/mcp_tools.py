@@ -77,6 +77,7 @@ def remote_tool(access: McpAccess, prefix: str, remote: types.Tool, neutralize: 
         handler=handler,
         read_only=bool(hints and hints.read_only_hint is True),
         toolbox=MCP_TOOLBOX,
+        connection_kind=MCP_TOOLBOX,
     )
 
 

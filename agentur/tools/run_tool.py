@@ -93,12 +93,14 @@ async def run_tool(
         )
     )
     started = time.perf_counter()
-    # An unknown name is the model's text: it must not become a metric label.
-    observed_name = call.name if tool is not None else "(not offered)"
-    with tool_span(observed_name, call.id) as span:
+    # An unknown name is the model's text, a connection's tool name the user's: neither
+    # becomes a metric label.
+    label = tool.observed_name if tool is not None else "(not offered)"
+    remote = tool is not None and tool.connection_kind is not None
+    with tool_span(call.name if tool is not None else label, label, call.id, remote) as span:
         result, content, is_error = await _lifecycle(tool, call, context, limits)
         duration_ms = (time.perf_counter() - started) * 1000
-        end_tool_call(span, observed_name, is_error, duration_ms / 1000)
+        end_tool_call(span, label, is_error, duration_ms / 1000)
     emit(
         AgentEvent(
             EventType.tool_result,

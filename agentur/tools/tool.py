@@ -51,6 +51,13 @@ class Tool(Generic[Arguments]):
     url_arguments: tuple[str, ...] = ()
     # Generated from a workflow action (A10); `exclude_action_tools` leaves these out.
     is_action: bool = False
+    # A tool of a user's connection, named after it (`Weather__forecast`): metrics and span
+    # names count it as this kind (`mcp`) instead, so no user-chosen name becomes a label.
+    connection_kind: str | None = None
+
+    @property
+    def observed_name(self) -> str:
+        return self.connection_kind or self.name
 
     def json_schema(self) -> dict[str, Any]:
         return self.arguments.model_json_schema()

@@ -86,4 +86,5 @@ async def test_the_mcp_client_lists_and_calls_tools_and_reads_resources_of_its_t
                 headers={"Authorization": "Bearer agentur_nope_nope"},
             )
     assert anonymous.status_code == 401 and "Bearer" in anonymous.json()["detail"]
-    assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"] == 'Bearer error="invalid_token"'

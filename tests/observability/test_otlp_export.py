@@ -22,7 +22,7 @@ from agentur.observability.gen_ai import gateway_call
 from agentur.observability.tracing import configure_tracing
 print(configure_tracing())
 with gateway_call("openai", "gpt-test", "agent") as call:
-    call.done("gpt-test", 12, 3)
+    call.done(response_model="gpt-test-2025-01-01", input_tokens=12, output_tokens=3)
 provider = trace.get_tracer_provider()
 print(type(provider).__name__)
 if hasattr(provider, "shutdown"):

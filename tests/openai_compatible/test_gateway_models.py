@@ -138,7 +138,13 @@ async def test_lists_the_models_the_caller_may_use(
     ids = [model.id async for model in client.models.list()]
 
     assert MODEL in ids and "agentur-agent" in ids
-    assert "scripted:scripted-embedding" not in ids  # not a chat model
+    assert "scripted:scripted-embedding" in ids  # for /embeddings, as OpenAI lists them
+    model = await client.models.retrieve(MODEL)
+    assert (model.id, model.owned_by, model.object) == (MODEL, "scripted", "model")
+    assert (await client.models.retrieve("agentur-agent")).owned_by == "agentur"
+    with pytest.raises(openai.NotFoundError) as missing:
+        await client.models.retrieve("nobody:nothing")
+    assert missing.value.code == "model_not_found"
 
 
 async def test_errors_come_in_openai_shape(

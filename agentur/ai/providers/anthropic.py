@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
+    JsonSchemaFormat,
     Message,
     Role,
     StreamDone,
@@ -33,6 +34,7 @@ from agentur.ai.messages import (
     ToolCall,
     ToolCallDelta,
     Usage,
+    response_schema,
 )
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ErrorKind, ProviderError
@@ -111,12 +113,14 @@ def map_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]
     return system, turns
 
 
-def _format_instruction(option: str | dict[str, Any]) -> str:
-    # No JSON mode in the Messages API; the instruction is the portable way.
+def _format_instruction(option: str | dict[str, Any] | JsonSchemaFormat) -> str:
+    # No JSON mode in the Messages API version spoken here; the instruction is the portable
+    # way for agentur's own calls. It is not a guarantee, so `response_format` is not among
+    # NATIVE_PARAMETERS and the OpenAI-compatible API refuses it for these models.
+    if (schema := response_schema(option)) is not None:
+        return "Answer with JSON matching this JSON schema and nothing else:\n" + json.dumps(schema)
     if option == "json":
         return "Answer with a single JSON value and nothing else."
-    if isinstance(option, dict):
-        return "Answer with JSON matching this JSON schema and nothing else:\n" + json.dumps(option)
     return ""
 
 
@@ -137,6 +141,7 @@ def parse_usage(usage: dict[str, Any] | None, previous: Usage | None = None) -> 
 class AnthropicProvider(HttpProvider):
     name: str = "anthropic"
     default_base_url: ClassVar[str | None] = ANTHROPIC_BASE_URL
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = frozenset({"top_p", "stop"})
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
@@ -160,6 +165,10 @@ class AnthropicProvider(HttpProvider):
             ]
         if options.temperature is not None:
             payload["temperature"] = options.temperature
+        if options.sampling.top_p is not None:
+            payload["top_p"] = options.sampling.top_p
+        if options.sampling.stop:
+            payload["stop_sequences"] = list(options.sampling.stop)
         if request.tools:
             payload["tools"] = [
                 {
@@ -183,6 +192,7 @@ class AnthropicProvider(HttpProvider):
         usage: Usage,
         stop_reason: str | None,
         started: float,
+        reported: dict[str, Any],
     ) -> AiResponse:
         reason = _STOP_REASONS.get(stop_reason or "", "stop")
         return AiResponse(
@@ -194,6 +204,8 @@ class AnthropicProvider(HttpProvider):
             provider=self.name,
             latency_ms=(time.perf_counter() - started) * 1000,
             finish_reason="tool_calls" if calls and reason == "stop" else reason,
+            response_model=reported.get("model"),
+            response_id=reported.get("id"),
         )
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -213,7 +225,7 @@ class AnthropicProvider(HttpProvider):
             if block.get("type") == "tool_use"
         )
         usage = parse_usage(body.get("usage"))
-        return self._response(model, text, calls, usage, body.get("stop_reason"), started)
+        return self._response(model, text, calls, usage, body.get("stop_reason"), started, body)
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
@@ -224,13 +236,15 @@ class AnthropicProvider(HttpProvider):
         usage = Usage()
         stop_reason: str | None = None
         finished = False
+        reported: dict[str, Any] = {}
         events = self.transport.stream_sse("/v1/messages", payload, model=model.name)
         async with aclosing(events) as events:
             async for event in events:
                 data = self.transport.decode(event.data, model=model.name)
                 kind = data.get("type") if isinstance(data, dict) else None
                 if kind == "message_start":
-                    usage = parse_usage((data.get("message") or {}).get("usage"))
+                    reported = data.get("message") or {}
+                    usage = parse_usage(reported.get("usage"))
                 elif kind == "content_block_start":
                     block = data.get("content_block") or {}
                     if block.get("type") == "tool_use":
@@ -264,7 +278,9 @@ class AnthropicProvider(HttpProvider):
                 retryable=True,
             )
         calls = assembler.calls()
-        yield StreamDone(self._response(model, "".join(text), calls, usage, stop_reason, started))
+        yield StreamDone(
+            self._response(model, "".join(text), calls, usage, stop_reason, started, reported)
+        )
 
     def _stream_error(self, error: dict[str, Any], model: str) -> ProviderError:
         kind = str(error.get("type") or "")

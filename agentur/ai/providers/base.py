@@ -82,6 +82,18 @@ class ProviderError(Exception):
         return f"{self.summary}: {self.detail}" if self.detail else self.summary
 
 
+# Optional request parameters (`CallOptions.response_format` and the `Sampling` fields) an
+# adapter's wire format carries natively; an adapter lists its own in `NATIVE_PARAMETERS`.
+OPTIONAL_PARAMETERS = frozenset(
+    {"response_format", "top_p", "stop", "seed", "presence_penalty", "frequency_penalty"}
+)
+
+
+def native_parameters(provider: object) -> frozenset[str]:
+    """What `provider` sends on instead of approximating or dropping it (none if unsaid)."""
+    return frozenset(getattr(provider, "NATIVE_PARAMETERS", ()))
+
+
 @runtime_checkable
 class ModelProvider(Protocol):
     name: str

@@ -32,9 +32,10 @@ from agentur.ai.messages import (
     ToolCall,
     ToolCallDelta,
     Usage,
+    response_schema,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind
+from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ErrorKind
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
 
@@ -68,6 +69,8 @@ def parse_usage(metadata: dict[str, Any] | None) -> Usage:
 class GoogleProvider(HttpProvider):
     name: str = "google"
     default_base_url: ClassVar[str | None] = GOOGLE_BASE_URL
+    # generationConfig: responseMimeType/responseJsonSchema, topP, stopSequences, seed, penalties
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -144,10 +147,20 @@ class GoogleProvider(HttpProvider):
             config["temperature"] = options.temperature
         if limit := options.max_output_tokens or model.max_output_tokens:
             config["maxOutputTokens"] = limit
-        if options.response_format == "json" or isinstance(options.response_format, dict):
+        if options.response_format != "text":
             config["responseMimeType"] = "application/json"
-            if isinstance(options.response_format, dict):
-                config["responseJsonSchema"] = options.response_format
+            if (schema := response_schema(options.response_format)) is not None:
+                config["responseJsonSchema"] = schema
+        sampling = options.sampling
+        for key, value in (
+            ("topP", sampling.top_p),
+            ("stopSequences", list(sampling.stop) or None),
+            ("seed", sampling.seed),
+            ("presencePenalty", sampling.presence_penalty),
+            ("frequencyPenalty", sampling.frequency_penalty),
+        ):
+            if value is not None:
+                config[key] = value
         if config:
             payload["generationConfig"] = config
         return payload
@@ -197,6 +210,7 @@ class GoogleProvider(HttpProvider):
         usage: Usage,
         reason: str | None,
         started: float,
+        reported: dict[str, Any],
     ) -> AiResponse:
         return AiResponse(
             text=text,
@@ -207,6 +221,8 @@ class GoogleProvider(HttpProvider):
             provider=self.name,
             latency_ms=(time.perf_counter() - started) * 1000,
             finish_reason=map_finish_reason(reason, bool(calls)),
+            response_model=reported.get("modelVersion"),
+            response_id=reported.get("responseId"),
         )
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -218,7 +234,7 @@ class GoogleProvider(HttpProvider):
         )
         text, calls, reason = self._read_parts(body if isinstance(body, dict) else {}, model)
         usage = parse_usage(body.get("usageMetadata"))
-        return self._response(model, text, calls, usage, reason, started)
+        return self._response(model, text, calls, usage, reason, started, body)
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
@@ -228,6 +244,7 @@ class GoogleProvider(HttpProvider):
         calls: list[ToolCall] = []
         usage = Usage()
         reason: str | None = None
+        reported: dict[str, Any] = {}
         events = self.transport.stream_sse(path, payload, model=model.name, params={"alt": "sse"})
         async with aclosing(events) as stream_events:
             async for event in stream_events:
@@ -244,6 +261,9 @@ class GoogleProvider(HttpProvider):
                     calls.append(call)
                 if chunk.get("usageMetadata"):
                     usage = parse_usage(chunk["usageMetadata"])
+                reported.update(
+                    (key, chunk[key]) for key in ("modelVersion", "responseId") if key in chunk
+                )
         if reason is None:
             raise self.transport.fail(
                 ErrorKind.stream_broken,
@@ -251,7 +271,9 @@ class GoogleProvider(HttpProvider):
                 model=model.name,
                 retryable=True,
             )
-        yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
+        yield StreamDone(
+            self._response(model, "".join(text), calls, usage, reason, started, reported)
+        )
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
         if not texts:

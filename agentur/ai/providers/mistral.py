@@ -16,6 +16,7 @@ import string
 from typing import Any, ClassVar
 
 from agentur.ai.messages import ImagePart, Message, Role
+from agentur.ai.providers.base import OPTIONAL_PARAMETERS
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
 
 MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
@@ -38,6 +39,8 @@ class MistralProvider(OpenAIChatProvider):
     name = "mistral"
     default_base_url: ClassVar[str | None] = MISTRAL_BASE_URL
     send_stream_options: ClassVar[bool] = False
+    # Mistral names the seed `random_seed`; it is not passed on.
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS - {"seed"}
 
     def map_tool_call_id(self, call_id: str) -> str:
         return mistral_tool_call_id(call_id)

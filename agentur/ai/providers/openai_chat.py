@@ -24,8 +24,10 @@ from agentur.ai.messages import (
     AiRequest,
     AiResponse,
     ImagePart,
+    JsonSchemaFormat,
     Message,
     Role,
+    Sampling,
     Source,
     StreamDone,
     StreamEvent,
@@ -35,7 +37,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind, ProviderError
+from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
 from agentur.ai.providers.openai_images import generate_image
@@ -97,12 +99,33 @@ def parse_tool_call(position: int, raw: dict[str, Any]) -> ToolCall:
     )
 
 
-def response_format(option: str | dict[str, Any]) -> dict[str, Any] | None:
+def response_format(option: str | dict[str, Any] | JsonSchemaFormat) -> dict[str, Any] | None:
     if option == "json":
         return {"type": "json_object"}
     if isinstance(option, dict):
-        return {"type": "json_schema", "json_schema": {"name": "response", "schema": option}}
+        option = JsonSchemaFormat(option)
+    if isinstance(option, JsonSchemaFormat):
+        named: dict[str, Any] = {"name": option.name, "schema": option.schema}
+        if option.strict is not None:
+            named["strict"] = option.strict
+        return {"type": "json_schema", "json_schema": named}
     return None
+
+
+def sampling_payload(sampling: Sampling, native: frozenset[str]) -> dict[str, Any]:
+    """The sampling fields under their OpenAI names, those of `native` only."""
+    values = {
+        "top_p": sampling.top_p,
+        "stop": list(sampling.stop) or None,
+        "seed": sampling.seed,
+        "presence_penalty": sampling.presence_penalty,
+        "frequency_penalty": sampling.frequency_penalty,
+    }
+    return {key: value for key, value in values.items() if value is not None and key in native}
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _joined(first: Any, second: Any) -> Any:
@@ -119,6 +142,7 @@ class OpenAIChatProvider(HttpProvider):
     send_stream_options: ClassVar[bool] = True  # ask for usage in streams
     supports_tools: ClassVar[bool] = True
     supports_embeddings: ClassVar[bool] = True
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS
     embedding_batch_size: int = 256  # OpenAI allows 2048 inputs; smaller keeps bodies small
 
     # -- hooks for vendor quirks ---------------------------------------------------------
@@ -217,6 +241,7 @@ class OpenAIChatProvider(HttpProvider):
             payload["temperature"] = options.temperature
         if (format_ := response_format(options.response_format)) is not None:
             payload["response_format"] = format_
+        payload.update(sampling_payload(options.sampling, self.NATIVE_PARAMETERS))
         payload.update(self.extra_payload(request))
         if stream:
             payload["stream"] = True
@@ -232,6 +257,7 @@ class OpenAIChatProvider(HttpProvider):
         usage: Usage,
         reason: str | None,
         started: float,
+        reported: dict[str, Any],
     ) -> AiResponse:
         return AiResponse(
             text=text,
@@ -242,6 +268,8 @@ class OpenAIChatProvider(HttpProvider):
             provider=self.name,
             latency_ms=(time.perf_counter() - started) * 1000,
             finish_reason=map_finish_reason(reason, bool(calls)),
+            response_model=_text_or_none(reported.get("model")),
+            response_id=_text_or_none(reported.get("id")),
         )
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -265,7 +293,9 @@ class OpenAIChatProvider(HttpProvider):
         )
         text = content_text(message.get("content")) + self.extra_text(body)
         usage = parse_usage(body.get("usage"))
-        response = self._response(model, text, calls, usage, choice.get("finish_reason"), started)
+        response = self._response(
+            model, text, calls, usage, choice.get("finish_reason"), started, body
+        )
         sources = self.sources(body)
         return replace(response, sources=sources) if sources else response
 
@@ -319,7 +349,9 @@ class OpenAIChatProvider(HttpProvider):
             text.append(extra)
             yield TextDelta(extra)
         calls = assembler.calls()
-        yield StreamDone(self._response(model, "".join(text), calls, usage, reason, started))
+        yield StreamDone(
+            self._response(model, "".join(text), calls, usage, reason, started, top_level)
+        )
 
     def _stream_error(self, error: Any, model: str) -> ProviderError:
         message = error.get("message") if isinstance(error, dict) else str(error)

@@ -39,6 +39,10 @@ class PerplexityProvider(OpenAIChatProvider):
     send_stream_options: ClassVar[bool] = False
     supports_tools: ClassVar[bool] = False
     supports_embeddings: ClassVar[bool] = False
+    # Sonar takes a JSON schema but no `json_object` mode, no stop sequences and no seed.
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = frozenset(
+        {"top_p", "presence_penalty", "frequency_penalty"}
+    )
 
     def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         merged: list[dict[str, Any]] = []

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from agentur.ai.messages import (
     AiRequest,
@@ -29,7 +30,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import Capability, ModelSpec
-from agentur.ai.providers.base import ProviderError
+from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ProviderError
 
 SCRIPTED = "scripted"
 DEFAULT_MODEL = "scripted-model"
@@ -69,6 +70,8 @@ class ScriptedProvider:
     received: list[AiRequest] = field(default_factory=list)
     prefix_cache: bool = False
     _previous_prompt: str = ""
+    # It sends nothing anywhere: every optional parameter "arrives" (tests read `received`).
+    NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS
 
     def models(self) -> list[ModelSpec]:
         return list(self.model_specs) or [

@@ -2,10 +2,13 @@
 
 The tenant context comes from the key alone and travels to the MCP handlers in the ASGI scope
 (the SDK hands them the Starlette request); a failure answers 401 problem+json before the
-MCP layer sees the request.
+MCP layer sees the request; its `WWW-Authenticate` points OAuth clients at the protected-
+resource metadata when an authorization server is configured.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -43,8 +46,11 @@ def caller(request: Request | None) -> RequestContext:
 
 
 class BearerAuth:
-    def __init__(self, app: ASGIApp) -> None:
+    """`challenge(request, sent)` gives the 401's `WWW-Authenticate` (OAuth discovery)."""
+
+    def __init__(self, app: ASGIApp, challenge: Callable[[Request, bool], str]) -> None:
         self.app = app
+        self.challenge = challenge
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -52,12 +58,13 @@ class BearerAuth:
             return
         request = Request(scope)
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else ""
         try:
-            context = await context_from_key(
-                request.app.state.runtime, token.strip() if scheme.lower() == "bearer" else ""
-            )
+            context = await context_from_key(request.app.state.runtime, token)
         except AuthenticationError as error:
-            await problem(401, "Unauthorized", error.detail)(scope, receive, send)
+            refusal = problem(401, "Unauthorized", error.detail)
+            refusal.headers["WWW-Authenticate"] = self.challenge(request, bool(token))
+            await refusal(scope, receive, send)
             return
         scope[SCOPE_KEY] = context
         await self.app(scope, receive, send)

@@ -12,6 +12,7 @@ from typing import Any
 
 from agentur.ai.messages import Usage
 from agentur.api.openai_compatible.errors import OpenAIError, model_not_found
+from agentur.api.openai_compatible.parameters import check_assistant
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.openai_compatible.wire_format import DONE, Completion
 from agentur.assistant.assistant_store import AssistantStore
@@ -48,6 +49,7 @@ async def assistants(runtime: Runtime, context: RequestContext) -> list[Assistan
 async def _turn(
     runtime: Runtime, body: ChatCompletionRequest, assistant: str, context: RequestContext
 ) -> AsyncIterator[TurnEvent]:
+    check_assistant(body, body.model)
     last = body.messages[-1]
     if last.role != "user":
         raise OpenAIError(400, "an assistant needs a user message last", param="messages")

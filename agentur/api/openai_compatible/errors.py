@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
+from agentur.ai.gateway_errors import ContextLengthExceededError
 from agentur.errors import AgenturError
 
 # OpenAI's `type` per status; anything else is a server error.
@@ -54,6 +55,11 @@ def model_not_found(model: str) -> OpenAIError:
     )
 
 
+def invalid_url(method: str, path: str) -> OpenAIError:
+    """OpenAI's answer to a path it does not serve."""
+    return OpenAIError(404, f"Invalid URL ({method} {path})")
+
+
 def error_body(status: int, message: str, param: str | None, code: str | None) -> dict[str, Any]:
     return {
         "error": {
@@ -69,6 +75,9 @@ def error_response(error: Exception) -> JSONResponse | None:
     """The OpenAI-shaped answer to `error`, or None for errors this layer does not know."""
     if isinstance(error, OpenAIError):
         status, message, param, code = error.status, error.message, error.param, error.code
+    elif isinstance(error, ContextLengthExceededError):
+        status, message = error.status_code, error.detail
+        param, code = "messages", "context_length_exceeded"
     elif isinstance(error, AgenturError):
         status, message, param, code = error.status_code, error.detail, None, None
     elif isinstance(error, RequestValidationError):

@@ -7,33 +7,41 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agentur.ai.messages import StreamDone, StreamEvent, TextDelta, ToolCallDelta
+from agentur.ai.messages import AiRequest, StreamDone, StreamEvent, TextDelta, ToolCallDelta
+from agentur.ai.model_spec import ModelSpec
 from agentur.ai.service import AiService
 from agentur.ai.stream_error import StreamError
+from agentur.api.openai_compatible.gateway_models import native
+from agentur.api.openai_compatible.parameters import check_gateway_model
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.openai_compatible.to_ai_request import to_ai_request
 from agentur.api.openai_compatible.wire_format import DONE, Completion, finish_reason
 from agentur.context import RequestContext
 
 
+def _request(ai: AiService, body: ChatCompletionRequest, spec: ModelSpec) -> AiRequest:
+    check_gateway_model(body, spec, native(ai, spec))
+    return to_ai_request(body, spec.id)
+
+
 async def complete(
-    ai: AiService, body: ChatCompletionRequest, model_id: str, context: RequestContext
+    ai: AiService, body: ChatCompletionRequest, spec: ModelSpec, context: RequestContext
 ) -> dict[str, Any]:
-    response = await ai.call(to_ai_request(body, model_id), context)
-    completion = Completion(model_id)
+    response = await ai.call(_request(ai, body, spec), context)
+    completion = Completion(spec.id)
     return completion.whole(
         response.text, response.tool_calls, response.finish_reason, response.usage
     )
 
 
 async def stream(
-    ai: AiService, body: ChatCompletionRequest, model_id: str, context: RequestContext
+    ai: AiService, body: ChatCompletionRequest, spec: ModelSpec, context: RequestContext
 ) -> AsyncIterator[str]:
     """The chunks; the first event is awaited before this returns, so a request the gateway
     refuses (no model, budget, blocked) still becomes an HTTP error, not a broken stream."""
-    events = ai.stream(to_ai_request(body, model_id), context)
+    events = ai.stream(_request(ai, body, spec), context)
     first = await anext(events)
-    completion = Completion(model_id)
+    completion = Completion(spec.id)
 
     async def chunks() -> AsyncIterator[str]:
         try:

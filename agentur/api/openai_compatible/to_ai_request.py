@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentur.ai.messages import AiRequest, CallOptions, Message, Role, ToolCall, ToolDefinition
+from agentur.ai.messages import (
+    AiRequest,
+    CallOptions,
+    JsonSchemaFormat,
+    Message,
+    Role,
+    Sampling,
+    ToolCall,
+    ToolDefinition,
+)
 from agentur.ai.operation_types import OperationType
 from agentur.api.openai_compatible.errors import OpenAIError
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest, ChatMessageIn, ToolIn
@@ -76,6 +85,22 @@ def offered_tools(tools: list[ToolIn] | None, choice: str | dict[str, Any] | Non
     return tools
 
 
+def response_format(body: ChatCompletionRequest) -> str | JsonSchemaFormat:
+    requested = body.response_format
+    if requested is None or requested.type == "text":
+        return "text"
+    if requested.type == "json_object":
+        return "json"
+    named = requested.json_schema
+    if named is None or not named.schema_:
+        raise OpenAIError(
+            400,
+            "response_format json_schema needs json_schema.schema",
+            param="response_format.json_schema",
+        )
+    return JsonSchemaFormat(named.schema_, named.name, named.strict)
+
+
 def to_ai_request(body: ChatCompletionRequest, model_id: str) -> AiRequest:
     tools = offered_tools(body.tools, body.tool_choice)
     return AiRequest(
@@ -88,6 +113,14 @@ def to_ai_request(body: ChatCompletionRequest, model_id: str) -> AiRequest:
         options=CallOptions(
             temperature=body.temperature,
             max_output_tokens=body.max_completion_tokens or body.max_tokens,
+            response_format=response_format(body),
+            sampling=Sampling(
+                top_p=body.top_p,
+                stop=body.stop_sequences,
+                seed=body.seed,
+                presence_penalty=body.presence_penalty,
+                frequency_penalty=body.frequency_penalty,
+            ),
             model=model_id,
         ),
     )

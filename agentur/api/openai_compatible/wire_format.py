@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentur.ai.messages import ToolCall, Usage
+from agentur.api.openai_compatible.errors import error_body
 
 # The reasons OpenAI clients know; the gateway's "error" has no counterpart.
 FINISH_REASONS = {"stop", "length", "tool_calls", "content_filter"}
 DONE = "data: [DONE]\n\n"
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def finish_reason(reason: str, tool_calls: bool) -> str:
@@ -102,8 +104,7 @@ class Completion:
             {**self._head("chat.completion.chunk"), "choices": [], "usage": usage_dict(usage)}
         )
 
-    def error(self, message: str) -> str:
-        """A failure after the stream began: OpenAI clients raise on an `error` payload."""
-        return sse(
-            {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
-        )
+    def error(self, message: str, status: int = 502, code: str | None = None) -> str:
+        """A failure after the stream began: OpenAI clients raise on an `error` payload (the
+        `openai` SDK: `APIError` with this message and the error object as `body`)."""
+        return sse(error_body(status, message, None, code))

@@ -1,5 +1,6 @@
-"""`GET /metrics`: the Prometheus text exposition of this process (not part of the `/v1`
-REST API, so it is left out of the OpenAPI document; its wire format is Prometheus's).
+"""`GET /metrics`: the Prometheus text (or OpenMetrics) exposition of this process (not part
+of the `/v1` REST API, so it is left out of the OpenAPI document; its wire format is
+Prometheus's).
 
 Who may scrape is the `metrics_auth` setting. The safe default (`auto`) needs the
 `metrics_token` as bearer when one is set and otherwise answers only clients on the loopback
@@ -11,7 +12,8 @@ import hmac
 import ipaddress
 
 from fastapi import APIRouter, Request, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import REGISTRY
+from prometheus_client.exposition import choose_encoder
 
 from agentur.accounts.api_keys import authenticate
 from agentur.api.dependencies import BearerDep, RuntimeDep, SessionDep, bearer_token
@@ -41,7 +43,8 @@ def check_token(settings: Settings, token: str) -> None:
 async def metrics(
     request: Request, runtime: RuntimeDep, session: SessionDep, credentials: BearerDep
 ) -> Response:
-    """This worker's metrics in the Prometheus text format."""
+    """This worker's metrics in the Prometheus text format, or in OpenMetrics when the
+    scraper's `Accept` asks for `application/openmetrics-text` (the client library decides)."""
     settings = runtime.settings
     token = bearer_token(credentials)
     mode = settings.metrics_auth
@@ -59,4 +62,5 @@ async def metrics(
             raise AuthenticationError("send an API key as 'Authorization: Bearer <key>'")
         if not (await authenticate(session, token)).is_platform_admin:
             raise ForbiddenError("/metrics needs the key of a platform admin")
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    encode, content_type = choose_encoder(request.headers.get("accept", ""))
+    return Response(encode(REGISTRY), headers={"Content-Type": content_type})

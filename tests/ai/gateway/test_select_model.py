@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from agentur.ai.gateway_errors import ModelNotAllowedError, NoModelError
+from agentur.ai.gateway_errors import (
+    ContextLengthExceededError,
+    ModelNotAllowedError,
+    NoModelError,
+)
 from agentur.ai.mandate_ai_settings import MandateAiConfig
-from agentur.ai.messages import AiRequest, CallOptions, Message, ToolDefinition
+from agentur.ai.messages import AiRequest, CallOptions, ImagePart, Message, ToolDefinition
 from agentur.ai.model_spec import Capability
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.scripted import ScriptedProvider
@@ -17,6 +23,7 @@ from tests.ai.gateway.conftest import ask, spec
 
 CONTEXT = RequestContext("u", "m", Role.member)
 TOOL = ToolDefinition("t", "a tool", {"type": "object"})
+PNG = ImagePart(b"\x89PNG", "image/png")
 
 
 def _service(*specs, **settings) -> AiService:
@@ -45,9 +52,19 @@ async def test_tools_and_context_window_filter_and_the_error_names_what_is_missi
     )
     assert [s.id for s in picked] == ["small:m"]
     big = AiRequest(OperationType.agent, (Message.user("x" * 160_000),), (TOOL,))
-    with pytest.raises(NoModelError) as raised:
+    # The one model with tools is too small: the caller's prompt is the problem (a 4xx).
+    with pytest.raises(ContextLengthExceededError) as too_long:
         await ai.call(big, CONTEXT)
-    assert "no configured model supports tools with a 40k-token prompt" in raised.value.detail
+    assert too_long.value.status_code == 400
+    assert too_long.value.prompt_tokens > 40_000 and too_long.value.context_window == 8_000
+    assert "context window of small:m (8000 tokens" in too_long.value.detail
+    with pytest.raises(ContextLengthExceededError, match="of small:m \\(8000 tokens\\)"):
+        await ai.call(replace(big, options=CallOptions(model="small:m")), CONTEXT)
+    # No model offers what the request needs at all: that stays "no model" (a 503).
+    images = AiRequest(OperationType.agent, (Message.user("hi", (PNG,)),), (TOOL,))
+    with pytest.raises(NoModelError) as raised:
+        await ai.candidates(images, CONTEXT)
+    assert "no configured model supports tools and vision" in raised.value.detail
     assert "AGENTUR_OPENAI_COMPATIBLE_BASE_URL" in raised.value.detail
 
 
