@@ -143,7 +143,7 @@ def restart(work: Path, process: Process) -> Process:
     return start(work, process.name, process.env, *process.args)
 
 
-def wait_healthy(process: Process, url: str, deadline_seconds: float = 120) -> None:
+def wait_healthy(process: Process, url: str, deadline_seconds: float = 300) -> None:
     deadline = time.monotonic() + deadline_seconds
     while time.monotonic() < deadline:
         if process.popen.poll() is not None:
