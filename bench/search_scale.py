@@ -42,6 +42,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlalchemy import text
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -84,6 +86,28 @@ def cpu_seconds(server_pid: int | None) -> float:
             continue
         used += (int(fields[11]) + int(fields[12])) / tick
     return used
+
+
+def _rss_mb(server_pid: int) -> float:
+    """Resident memory of the database server: the postmaster and its processes (shared
+    buffers touched by several processes count once per process, so this is an upper bound)."""
+    import psutil
+
+    server = psutil.Process(server_pid)
+    processes = [server, *server.children(recursive=True)]
+    return sum(p.memory_info().rss for p in processes if p.is_running()) / 1e6
+
+
+async def _sizes(database: Database) -> str:
+    async with database.session() as session:
+        rows = await session.execute(
+            text(
+                "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+                "WHERE c.relname LIKE 'ix_knowledge_chunks%' OR c.relname = 'knowledge_chunks' "
+                "ORDER BY 2 DESC"
+            )
+        )
+        return ", ".join(f"{name} {size / 1e6:.0f} MB" for name, size in rows)
 
 
 def percentile(timings: list[float], share: float) -> float:
@@ -186,15 +210,17 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            started = time.perf_counter()
-            await build(database, tenancy, corpus, layout, size)
-            built = time.perf_counter() - started
+            written, indexed = await build(database, tenancy, corpus, layout, size)
+            if server_pid is not None:
+                say(f"  [{backend}] {size:>7} chunks: {await _sizes(database)}")
+                say(f"    server RSS after the build {_rss_mb(server_pid):.0f} MB")
             queries = make_queries(corpus, layout, WARMUP + samples, seed=size)
             figures = await measure(
                 database, search, tenancy, layout, queries, samples, server_pid, full_bm25
             )
             results[size] = figures
-            say(f"  [{backend}] {size:>7} chunks (written in {built:.0f} s):")
+            index = f", HNSW index built in {indexed:.0f} s" if indexed else ""
+            say(f"  [{backend}] {size:>7} chunks (written in {written:.0f} s{index}):")
             for label, row in figures.items():
                 recall = (
                     f", recall@10 vs exact {row['recall_at_10']:.3f}"

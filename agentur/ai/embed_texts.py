@@ -54,10 +54,7 @@ async def embed_texts(
     if not texts:
         return Embeddings([], spec.id, spec.embedding_dimensions or 0, 0.0)
     sent_texts = [m.content for m in prepared.sent.messages]
-    total = sum(estimate_tokens(t) for t in sent_texts)
-    reservation = await service.billing.preflight(
-        spec, prepared.config, context, input_tokens=total, output_tokens=0
-    )
+    reservation = await service.billing.preflight(spec, prepared.config, context, prepared.sent)
     provider = service.registry.provider_for(spec)
     failures: Failures | None = None
     try:

@@ -185,13 +185,7 @@ class AiService:
             return None
         attempt = limited(prepared, spec, prompt_tokens)
         try:
-            reservation = await self.billing.preflight(
-                spec,
-                attempt.config,
-                context,
-                input_tokens=prompt_tokens,
-                output_tokens=attempt.sent.options.max_output_tokens or 0,
-            )
+            reservation = await self.billing.preflight(spec, attempt.config, context, attempt.sent)
         except BudgetExceededError as refusal:
             failures.refused(refusal)
             return None

@@ -1,5 +1,6 @@
 """The check before every call: can the mandate pay for the worst case of this call, on top
-of what calls in progress already hold?"""
+of what calls in progress already hold? A balance (or month) a provider's excess took below
+zero fits no call, not even a free one, until it is topped up."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ def check_budget(
     model: str,
     held_chf: float = 0.0,
 ) -> None:
+    if config.balance_chf is not None and config.balance_chf < 0:
+        raise BudgetExceededError(
+            f"the mandate's AI balance is CHF {config.balance_chf:.4f}, below zero (a provider "
+            f"billed more than a call's hold); top it up before calling {model}"
+        )
     if config.balance_chf is not None and worst_case_chf > config.balance_chf - held_chf:
         raise BudgetExceededError(
             f"the mandate's AI balance of CHF {config.balance_chf:.4f}{_held(held_chf)} does "
