@@ -18,6 +18,7 @@ from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
     agent_runs,
     ai_settings,
+    api_docs,
     assistant_conversations,
     assistants,
     billing,
@@ -82,13 +83,18 @@ def create_app(
                 await app.state.runtime.close()
 
     configure_tracing()
-    app = FastAPI(title="agentur", version=__version__, lifespan=lifespan)
+    # FastAPI's own /docs and /redoc load their scripts from a CDN; api_docs serves Swagger UI
+    # from the package instead (no ReDoc: one documentation page is enough)
+    app = FastAPI(
+        title="agentur", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     app.add_middleware(ObservabilityMiddleware)
     if runtime is not None:
         app.state.runtime = runtime
     install_problem_handlers(app)
     install_openapi(app, lambda: setting_limits(app.state.runtime), get_request_context)
     app.include_router(health.router)
+    app.include_router(api_docs.router)  # Swagger UI at /docs
     app.include_router(metrics.router)
     app.include_router(widget.router)  # the visitor widget's script (/widget.js)
     for module in (me, sessions, files, folders, workflows, connections):
