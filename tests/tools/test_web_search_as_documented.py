@@ -112,17 +112,31 @@ async def ledger(runtime: Runtime) -> list[AiLedgerEntry]:
         return list((await session.execute(select(AiLedgerEntry))).scalars().all())
 
 
+async def billed_search(
+    runtime: Runtime, tenants: Tenants, engine: Engine, server: WireServer
+) -> tuple[dict, AiLedgerEntry]:
+    """One search that succeeds: what the tool answered, and the one ledger row."""
+    server.enqueue(engine.reply)
+    failed, content = await search(runtime, tenants, "acme")
+    assert not failed, content
+    [row] = await ledger(runtime)
+    return json.loads(content), row
+
+
+async def set_balance(runtime: Runtime, tenants: Tenants, chf: float) -> None:
+    async with runtime.database.transaction() as session:
+        await update_mandate_ai_settings(
+            session, tenants.mandate_id("acme"), {"balance_chf": round(chf, 6)}
+        )
+
+
 async def test_a_search_is_billed_per_request(
     runtime: Runtime, tenants: Tenants, engine: Engine, engine_server: WireServer
 ) -> None:
-    engine_server.enqueue(engine.reply)
-    failed, content = await search(runtime, tenants, "acme")
-    assert not failed, content
-    found = json.loads(content)
+    found, row = await billed_search(runtime, tenants, engine, engine_server)
     assert found["engine"] == engine.model
     assert [hit["url"] for hit in found["results"]] == ["https://news.example/glacier"]
     assert engine_server.last.headers["authorization"] == "Bearer key-from-the-vendor"
-    [row] = await ledger(runtime)
     rate = runtime.ai.usd_to_chf
     assert (row.operation, row.model, row.mandate_id) == (
         "web_search",
@@ -143,22 +157,13 @@ async def test_the_price_per_search_is_held_before_the_call(
     a hair above lets it through and the search is deducted."""
     fee_chf = engine.cost_usd * runtime.ai.usd_to_chf
     await tenants.member("acme")
-    async with runtime.database.transaction() as session:
-        await update_mandate_ai_settings(
-            session, tenants.mandate_id("acme"), {"balance_chf": round(fee_chf * 0.99, 6)}
-        )
+    await set_balance(runtime, tenants, fee_chf * 0.99)
     failed, content = await search(runtime, tenants, "acme")
     assert failed and "balance" in content, content
     assert engine_server.received == [] and await ledger(runtime) == []
 
-    async with runtime.database.transaction() as session:
-        await update_mandate_ai_settings(
-            session, tenants.mandate_id("acme"), {"balance_chf": round(fee_chf * 1.01, 6)}
-        )
-    engine_server.enqueue(engine.reply)
-    failed, content = await search(runtime, tenants, "acme")
-    assert not failed, content
-    [row] = await ledger(runtime)
+    await set_balance(runtime, tenants, fee_chf * 1.01)
+    _, row = await billed_search(runtime, tenants, engine, engine_server)
     assert row.cost_chf == pytest.approx(fee_chf)
 
 
@@ -169,8 +174,5 @@ async def test_the_price_per_search_is_held_before_the_call(
 async def test_a_plan_with_another_price_per_search_is_set_in_model_prices(
     runtime: Runtime, tenants: Tenants, engine: Engine, engine_server: WireServer
 ) -> None:
-    engine_server.enqueue(engine.reply)
-    failed, content = await search(runtime, tenants, "acme")
-    assert not failed, content
-    [row] = await ledger(runtime)
+    _, row = await billed_search(runtime, tenants, engine, engine_server)
     assert row.cost_usd == pytest.approx(0.005)
