@@ -39,13 +39,37 @@ def _undocumented(cls: type[PartSettings]) -> list[str]:
     ]
 
 
-def test_exactly_two_fenced_setup_commands() -> None:
+def _setup_commands() -> tuple[str, str]:
     blocks = [block.strip() for block in FENCED.findall(README)]
     assert len(blocks) == 2, blocks
     run, test = blocks
     assert "\n" not in run and "\n" not in test
-    assert "pip install -e ." in run and run.endswith("agentur serve")
-    assert "pip install -e '.[test]'" in test and test.endswith("python -m pytest")
+    return run, test
+
+
+def test_exactly_two_fenced_setup_commands_both_locked() -> None:
+    run, test = _setup_commands()
+    project = "pip install --no-deps --no-build-isolation -e ."
+    assert f"pip install -r requirements/app.txt && {project}" in run
+    assert run.endswith("agentur serve")
+    assert f"pip install -r requirements/test.txt && {project}" in test
+    assert test.endswith("python -m pytest")
+
+
+def test_ci_runs_the_readme_test_command_step_by_step() -> None:
+    """`.ci/run` has each step of the README's test command as a line of its own, in order,
+    and runs no other pip or pytest command (an extra `pip install --upgrade pip` once hid
+    that the documented install did not work with the venv's own pip)."""
+    _, test = _setup_commands()
+    steps = [step.strip() for step in test.split("&&")]
+    ci = [
+        line
+        for line in (Path(__file__).parent.parent / ".ci" / "run").read_text().splitlines()
+        if not line.lstrip().startswith("#")
+    ]
+    assert [line for line in ci if line in steps] == steps
+    others = [line for line in ci if line not in steps and re.search(r"\b(pip|pytest)\b", line)]
+    assert others == []
 
 
 def test_core_settings_are_documented() -> None:

@@ -55,8 +55,8 @@ class Budget:
         remaining = self.remaining_chf
         if remaining is None or worst <= remaining:
             return CallPlan(True, None, worst)
-        input_cost = self.price_chf(model, input_tokens, 0)
-        per_output_token = self.price_chf(model, 0, 1)
+        input_cost = self.price_chf(model, input_tokens, 0)  # with the price per call, if any
+        per_output_token = self.price_chf(model, 0, 1) - self.price_chf(model, 0, 0)
         affordable = (
             math.floor((remaining - input_cost) / per_output_token) if per_output_token else 0
         )

@@ -1,6 +1,7 @@
 """Known models per provider: capabilities, context window, max output, and a quality/speed
-rank for the selector. Prices come from the `genai-prices` table (offline snapshot shipped in
-the package) unless overridden by `AGENTUR_MODEL_PRICES`."""
+rank for the selector. Token prices come from the `genai-prices` table (offline snapshot
+shipped in the package), prices per request from `REQUEST_PRICES_USD` below, each unless
+overridden by `AGENTUR_MODEL_PRICES`."""
 
 from __future__ import annotations
 
@@ -80,8 +81,29 @@ CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
         _chat("sonar", frozenset({S, W}), 127_072, 8_000, 6, 7),
         _chat("sonar-pro", frozenset({S, W}), 200_000, 8_000, 8, 5),
     ),
-    "tavily": (CatalogEntry("search", frozenset({W}), 32_000, 8_000, 6, 8),),
+    "tavily": (
+        CatalogEntry("search", frozenset({W}), 32_000, 8_000, 6, 8),
+        # deeper extraction, twice the price; as good an engine, so never chosen over basic
+        # unless asked for by name (`model`, AGENTUR_DEFAULT_MODEL)
+        CatalogEntry("search-advanced", frozenset({W}), 32_000, 8_000, 6, 5),
+    ),
 }
+# Prices per call in USD of services that bill per request, from the vendors' public price
+# pages as read on 2026-12-02:
+# - Tavily bills API credits, 1 per basic and 2 per advanced search, at $0.008 per credit
+#   pay-as-you-go (monthly plans $0.0075-0.005): https://docs.tavily.com/documentation/api-credits
+# - Perplexity's Sonar models add a request fee to their token prices, by search context size;
+#   agentur asks for none, so Perplexity's default "low" applies: $5 (sonar) and $6 (sonar-pro)
+#   per 1,000 requests: https://docs.perplexity.ai/getting-started/pricing and the model pages
+#   https://docs.perplexity.ai/docs/legacy/sonar/models/sonar (…/sonar-pro)
+REQUEST_PRICES_USD: dict[str, float] = {
+    "tavily:search": 1 * 0.008,
+    "tavily:search-advanced": 2 * 0.008,
+    "perplexity:sonar": 5 / 1_000,
+    "perplexity:sonar-pro": 6 / 1_000,
+}
+# Providers that bill per request only: the tokens they report are estimates and cost nothing.
+PER_REQUEST_ONLY = frozenset({"tavily"})
 # What we assume about a model a server names but the catalog does not know.
 UNKNOWN_QUALITY = 5
 UNKNOWN_SPEED = 5
@@ -128,10 +150,21 @@ def genai_price(provider: str, name: str) -> tuple[float, float, float, float] |
 def with_prices(
     spec: ModelSpec, overrides: dict[str, PriceOverride], *, free: bool = False
 ) -> ModelSpec:
-    """`spec` with prices: config override, else what the adapter set, else genai-prices,
-    else 0 for local (`free`) models, else unknown."""
+    """`spec` with prices. Tokens: the config override, else what the adapter set, else 0 for
+    services billed per request only, else genai-prices, else 0 for local (`free`) models,
+    else unknown. Per request: the config override, else what the adapter set, else
+    `REQUEST_PRICES_USD`, else none."""
     override = overrides.get(spec.id)
-    if override is not None:
+    request = override.request if override is not None else None
+    if request is None:
+        request = spec.request_price_usd
+    if request is None:
+        request = REQUEST_PRICES_USD.get(spec.id)
+    return replace(_with_token_prices(spec, override, free=free), request_price_usd=request)
+
+
+def _with_token_prices(spec: ModelSpec, override: PriceOverride | None, *, free: bool) -> ModelSpec:
+    if override is not None and override.input is not None:
         return replace(
             spec,
             input_price_usd_per_mtok=override.input,
@@ -141,6 +174,8 @@ def with_prices(
         )
     if spec.is_priced:
         return spec
+    if spec.provider in PER_REQUEST_ONLY:
+        return replace(spec, input_price_usd_per_mtok=0.0, output_price_usd_per_mtok=0.0)
     looked_up = genai_price(spec.provider, spec.name)
     if looked_up is not None:
         return replace(

@@ -31,6 +31,8 @@ class ModelSpec:
     output_price_usd_per_mtok: float | None = None
     cached_input_price_usd_per_mtok: float | None = None  # None: the input price
     cache_write_price_usd_per_mtok: float | None = None  # None: the input price
+    # USD per call on top of the tokens (a search engine's price per request); None: none
+    request_price_usd: float | None = None
     embedding_dimensions: int | None = None
     # Recover tool calls the model wrote as text (`<tool_call>…`, fenced JSON …) when the
     # server returned none — for local models whose chat template the server does not parse.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agentur.config import PartSettings
 
@@ -23,13 +23,26 @@ class Ranking(StrEnum):
 
 
 class PriceOverride(BaseModel):
-    """USD per million tokens; overrides the genai-prices table for one `provider:model`.
-    Cache prices left out cost the input price."""
+    """Overrides the built-in prices of one `provider:model`: token prices in USD per million
+    tokens (input and output together replace the table's; cache prices left out cost the
+    input price), `request` in USD per call (a search engine's price per request). What is
+    left out keeps the built-in price."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
+    input: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
     cached_input: float | None = Field(default=None, ge=0)
     cache_write: float | None = Field(default=None, ge=0)
+    request: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _complete(self) -> PriceOverride:
+        if (self.input is None) != (self.output is None):
+            raise ValueError("give both `input` and `output` token prices, or neither")
+        if self.input is None and (self.cached_input is not None or self.cache_write is not None):
+            raise ValueError("cache prices need the `input` and `output` token prices")
+        if self.input is None and self.request is None:
+            raise ValueError("give token prices (`input`, `output`), a `request` price, or both")
+        return self
 
 
 _OPTIONAL_TEXT_FIELDS = tuple(
@@ -99,8 +112,10 @@ class AiSettings(PartSettings):
     model_prices: dict[str, PriceOverride] = Field(
         default_factory=dict,
         description='Price overrides as JSON: `{"provider:model": {"input": 0.4, "output": '
-        '1.6, "cached_input": 0.1, "cache_write": 0.5}}` in USD per million tokens (cache '
-        "prices left out cost the input price).",
+        '1.6, "cached_input": 0.1, "cache_write": 0.5, "request": 0.005}}`, token prices in '
+        "USD per million tokens (cache prices left out cost the input price), `request` in "
+        "USD per call (search engines bill per request; e.g. "
+        '`{"tavily:search": {"request": 0.005}}`). Left out: the built-in price.',
     )
     usd_to_chf: float = Field(
         default=0.80,

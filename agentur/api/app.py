@@ -19,6 +19,7 @@ from agentur.api.problems import install_problem_handlers
 from agentur.api.routes import (
     agent_runs,
     ai_settings,
+    api_docs,
     assistant_conversations,
     assistants,
     billing,
@@ -85,9 +86,15 @@ def create_app(
     configure_tracing()
     # FastAPI's own telemetry opens each request's SERVER span once a tracer provider is
     # configured; its log records (validation failures with input values) stay off: request
-    # bodies carry prompts and personal data.
+    # bodies carry prompts and personal data. FastAPI's own /docs and /redoc load their scripts
+    # from a CDN; api_docs serves Swagger UI from the package instead (no ReDoc).
     app = FastAPI(
-        title="agentur", version=__version__, lifespan=lifespan, telemetry={"logs": False}
+        title="agentur",
+        version=__version__,
+        lifespan=lifespan,
+        telemetry={"logs": False},
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(OpenAICorsMiddleware)  # inside: preflights are observed, too
     app.add_middleware(ObservabilityMiddleware)
@@ -96,6 +103,7 @@ def create_app(
     install_problem_handlers(app)
     install_openapi(app, lambda: setting_limits(app.state.runtime), get_request_context)
     app.include_router(health.router)
+    app.include_router(api_docs.router)  # Swagger UI at /docs
     app.include_router(metrics.router)
     app.include_router(widget.router)  # the visitor widget's script (/widget.js)
     for module in (me, sessions, files, folders, workflows, connections):

@@ -73,7 +73,6 @@ def test_a_killed_workers_run_fails_when_the_next_worker_starts(
     env = cli_env(tmp_path / ".agentur", empty_database_url) | {
         "AGENTUR_OPENAI_COMPATIBLE_BASE_URL": model.base_url,
         "AGENTUR_OPENAI_COMPATIBLE_MODELS": "wire-model",
-        "AGENTUR_ALLOW_UNPRICED_MODELS": "true",
         "AGENTUR_KNOWLEDGE_WORKER_ENABLED": "false",
         "AGENTUR_AGENT_HEARTBEAT_SECONDS": "0.5",
         "AGENTUR_AGENT_HEARTBEAT_TIMEOUT_SECONDS": "2",

@@ -66,7 +66,6 @@ def workers(tmp_path: Path, postgres_admin_url: str, model: WireServer) -> Itera
     env = cli_env(tmp_path / ".agentur", url) | {
         "AGENTUR_OPENAI_COMPATIBLE_BASE_URL": model.base_url,
         "AGENTUR_OPENAI_COMPATIBLE_MODELS": "wire-model",
-        "AGENTUR_ALLOW_UNPRICED_MODELS": "true",
         "AGENTUR_NEUTRALIZATION_POLICY": "neutralize",
         "AGENTUR_NEUTRALIZATION_KEY": key,
         "AGENTUR_ASSISTANT_VISITOR_RATE_PER_MINUTE": str(RATE_PER_MINUTE),

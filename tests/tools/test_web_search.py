@@ -25,12 +25,9 @@ from agentur.tools.web_search import TOOLS
 from tests.agent.support import chat_model
 from tests.ai.wire_servers import WireServer, tavily_results
 
+# No price here: the registry prices Tavily's searches per request, as in production.
 SEARCH_MODEL = ModelSpec(
-    provider="tavily",
-    name="search",
-    capabilities=frozenset({Capability.web_search}),
-    input_price_usd_per_mtok=1.0,
-    output_price_usd_per_mtok=1.0,
+    provider="tavily", name="search", capabilities=frozenset({Capability.web_search})
 )
 
 

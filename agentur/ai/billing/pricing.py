@@ -1,6 +1,6 @@
-"""Cost of a call from the model's prices (USD per million tokens) and the CHF rate: the
-estimate that picks models, the upper bound that a call's budget hold covers, and the cost of
-what the provider reported."""
+"""Cost of a call from the model's prices (USD per million tokens, plus a price per call for
+services billed per request) and the CHF rate: the estimate that picks models, the upper bound
+that a call's budget hold covers, and the cost of what the provider reported."""
 
 from __future__ import annotations
 
@@ -28,20 +28,23 @@ TOOLS_PREAMBLE_TOKENS = 600
 
 
 def cost_usd(spec: ModelSpec, usage: Usage) -> float:
-    """0.0 for unpriced models; the gateway refuses those before the call unless allowed.
-    Input tokens read from the provider's prompt cache cost the cached price, those written
-    to it the cache-write price (each the input price when the model has none)."""
+    """The cost of one call with `usage`: its tokens plus the model's price per call (a search
+    engine's price per request). 0.0 for unpriced models; the gateway refuses those before the
+    call unless allowed. Input tokens read from the provider's prompt cache cost the cached
+    price, those written to it the cache-write price (each the input price when the model has
+    none)."""
     if not spec.is_priced:
         return 0.0
     input_price = spec.input_price_usd_per_mtok or 0.0
     cached = min(usage.cached_tokens, usage.input_tokens)
     written = min(usage.cache_write_tokens, usage.input_tokens - cached)
-    return (
+    tokens = (
         (usage.input_tokens - cached - written) * input_price
         + cached * _or(spec.cached_input_price_usd_per_mtok, input_price)
         + written * _or(spec.cache_write_price_usd_per_mtok, input_price)
         + usage.output_tokens * (spec.output_price_usd_per_mtok or 0.0)
     ) / MILLION
+    return tokens + (spec.request_price_usd or 0.0)
 
 
 def _or(price: float | None, default: float) -> float:

@@ -3,8 +3,9 @@
 The query is the last user message (Tavily caps queries at 400 characters); the answer is
 Tavily's short answer, if any, followed by the numbered results (title, URL, extract), so a
 caller or agent can cite them. A model name containing "advanced" selects the deeper (and
-dearer) search. Tavily bills per search, not per token: usage is an estimate of the text in
-and out, so a per-token price in the registry approximates the cost.
+dearer) search. Tavily bills per search, not per token: the registry prices each search per
+request (`model_catalog.REQUEST_PRICES_USD`); the usage is an estimate of the text in and out,
+recorded for the ledger but not billed.
 """
 
 from __future__ import annotations

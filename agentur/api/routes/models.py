@@ -24,6 +24,9 @@ class ModelOut(BaseModel):
     output_price_usd_per_mtok: float | None
     input_price_chf_per_mtok: float | None
     output_price_chf_per_mtok: float | None
+    # Per call on top of the tokens (search engines bill per request); None: no such price.
+    request_price_usd: float | None
+    request_price_chf: float | None
 
 
 class ModelsOut(BaseModel):
@@ -54,6 +57,8 @@ async def list_models(runtime: RuntimeDep, context: ContextDep) -> ModelsOut:
                 output_price_usd_per_mtok=spec.output_price_usd_per_mtok,
                 input_price_chf_per_mtok=_chf(spec.input_price_usd_per_mtok, rate),
                 output_price_chf_per_mtok=_chf(spec.output_price_usd_per_mtok, rate),
+                request_price_usd=spec.request_price_usd,
+                request_price_chf=_chf(spec.request_price_usd, rate),
             )
             for spec in sorted(ai.models(), key=lambda s: s.id)
         ],

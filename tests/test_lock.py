@@ -1,0 +1,103 @@
+"""The lock files agree with pyproject.toml: every direct dependency (and the build backend) is
+pinned, within its range, with hashes; the application's lock matches the test lock where they
+overlap. Regenerate with `scripts/lock` after changing dependencies (README "Locked installs")."""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+LOCKS = {"app": (ROOT / "requirements" / "app.txt"), "test": (ROOT / "requirements" / "test.txt")}
+# `name==version [; marker] \` opens an entry; its `--hash=` lines follow.
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+
+
+def pins(lock_text: str) -> dict[str, set[Version]]:
+    """Pinned versions by normalized name (a name is pinned twice where versions differ by
+    environment, e.g. numpy for Python 3.11 and for 3.12+)."""
+    found: dict[str, set[Version]] = {}
+    for line in lock_text.splitlines():
+        if match := PIN.match(line):
+            found.setdefault(canonicalize_name(match[1]), set()).add(Version(match[2]))
+    return found
+
+
+def unhashed(lock_text: str) -> list[str]:
+    """Pins without a `--hash` (pip's hash-checking mode refuses the whole file then)."""
+    entries = re.split(r"\n(?=[A-Za-z0-9])", lock_text)
+    return [entry.split()[0] for entry in entries if PIN.match(entry) and "--hash=" not in entry]
+
+
+def direct_requirements(pyproject: dict[str, Any], extra: str | None) -> list[Requirement]:
+    """The project's dependencies, the build backend, and with `extra` its requirements, the
+    project's own extras it names (`agentur[postgres,…]`) expanded."""
+    name = canonicalize_name(pyproject["project"]["name"])
+    extras = pyproject["project"].get("optional-dependencies", {})
+    wanted = [*pyproject["project"]["dependencies"], *pyproject["build-system"]["requires"]]
+    pending, seen = [extra] if extra else [], set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for text in extras[current]:
+            requirement = Requirement(text)
+            if canonicalize_name(requirement.name) == name:
+                pending.extend(requirement.extras)
+            else:
+                wanted.append(text)
+    return [Requirement(text) for text in wanted]
+
+
+def disagreements(pyproject: dict[str, Any], extra: str | None, lock_text: str) -> list[str]:
+    locked = pins(lock_text)
+    problems = []
+    for requirement in direct_requirements(pyproject, extra):
+        versions = locked.get(canonicalize_name(requirement.name))
+        if not versions:
+            problems.append(f"{requirement} is not in the lock")
+            continue
+        outside = sorted(str(v) for v in versions if not requirement.specifier.contains(v, True))
+        if outside:
+            problems.append(f"{requirement} is locked at {', '.join(outside)}")
+    return problems
+
+
+@pytest.mark.parametrize(("lock", "extra"), [("app", None), ("test", "test")])
+def test_lock_has_every_direct_dependency_in_range_with_hashes(lock: str, extra: str | None):
+    text = LOCKS[lock].read_text()
+    assert disagreements(PYPROJECT, extra, text) == [], "run scripts/lock"
+    assert unhashed(text) == []
+
+
+def test_app_lock_pins_what_the_test_lock_pins() -> None:
+    app, test = (pins(LOCKS[name].read_text()) for name in ("app", "test"))
+    assert {name: versions for name, versions in app.items() if test.get(name) != versions} == {}
+
+
+def test_a_new_or_narrowed_dependency_is_reported() -> None:
+    """The check itself: a dependency missing from the lock, and one whose new range excludes
+    the locked version, are both named."""
+    changed = copy.deepcopy(PYPROJECT)
+    changed["project"]["dependencies"].append("left-pad-nowhere>=1")
+    fastapi = next(d for d in changed["project"]["dependencies"] if d.startswith("fastapi"))
+    changed["project"]["dependencies"].remove(fastapi)
+    changed["project"]["dependencies"].append("fastapi<0.1")
+    changed["project"]["optional-dependencies"]["sandbox"].append("polars>=1")
+    text = LOCKS["test"].read_text()
+    problems = disagreements(changed, "test", text)
+    assert problems[0] == "left-pad-nowhere>=1 is not in the lock"
+    assert problems[1].startswith("fastapi<0.1 is locked at ")
+    assert problems[2:] == ["polars>=1 is not in the lock"]  # reached through agentur[sandbox]
+    assert disagreements(changed, None, LOCKS["app"].read_text())[:2] == problems[:2]
+    assert unhashed("fastapi==0.1 \\\n    # via x\n") == ["fastapi==0.1"]
