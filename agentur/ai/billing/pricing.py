@@ -123,7 +123,8 @@ def worst_case_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> f
 def hold_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> float:
     """The most `prompt_tokens` and `output_tokens` can cost: every prompt token at the
     dearest of the input, cached-input and cache-write prices (a provider decides what it
-    caches; Anthropic bills cache writes above the input price)."""
+    caches; Anthropic bills cache writes above the input price), plus the price per request of
+    services billed per call."""
     if not spec.is_priced:
         return 0.0
     input_price = spec.input_price_usd_per_mtok or 0.0
@@ -133,4 +134,5 @@ def hold_usd(spec: ModelSpec, prompt_tokens: int, output_tokens: int) -> float:
         _or(spec.cache_write_price_usd_per_mtok, input_price),
     )
     output_price = spec.output_price_usd_per_mtok or 0.0
-    return (prompt_tokens * dearest + output_tokens * output_price) / MILLION
+    tokens = (prompt_tokens * dearest + output_tokens * output_price) / MILLION
+    return tokens + (spec.request_price_usd or 0.0)
