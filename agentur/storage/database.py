@@ -9,22 +9,31 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 from weakref import WeakValueDictionary
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from agentur.config import to_async_url
 from agentur.storage.sqlite_driver import sqlean_dbapi
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+_SPARE_CHECKOUT: ContextVar[bool] = ContextVar("spare_checkout", default=False)
+
+
+def checkout_is_spare() -> bool:
+    """Whether the pool checkout happening now is `Database.connect_if_idle`'s (pool event
+    listeners ask: such a checkout never waits, so it may be a request's second)."""
+    return _SPARE_CHECKOUT.get()
 
 
 def is_sqlite(url: str) -> bool:
@@ -96,6 +105,27 @@ class Database:
                     text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key}
                 )
             yield session
+
+    @asynccontextmanager
+    async def connect_if_idle(self) -> AsyncIterator[AsyncConnection | None]:
+        """A connection of its own when the pool has an idle one right now, else None — never
+        a wait. Work that holds a connection may add this one for a parallel step: it cannot
+        deadlock the pool (nothing waits for it), and under load it is simply not there."""
+        pool = self.engine.sync_engine.pool
+        if not isinstance(pool, QueuePool) or pool.checkedout() >= pool.size():
+            yield None
+            return
+        # No await between the check and the checkout: no other task can take the slot.
+        connection = self.engine.connect()
+        token = _SPARE_CHECKOUT.set(True)
+        try:
+            await connection.start()
+        finally:
+            _SPARE_CHECKOUT.reset(token)
+        try:
+            yield connection
+        finally:
+            await connection.close()
 
     async def dispose(self) -> None:
         await self.engine.dispose()
