@@ -105,7 +105,9 @@ class Outcome:
             f"p50 {percentile(self.millis, 0.5):8.0f}  p99 {percentile(self.millis, 0.99):8.0f}"
             f"  max {max(self.millis):8.0f} ms"
         )
-        retry = "" if not self.missing_retry_after else f"  NO Retry-After ×{self.missing_retry_after}"
+        retry = (
+            "" if not self.missing_retry_after else f"  NO Retry-After ×{self.missing_retry_after}"
+        )
         return f"  {label:<34} {counts:<28} {timing}{retry} {errors}"
 
 
@@ -127,7 +129,9 @@ class Burst:
             return
         outcome.add(response.status_code, started, response.headers)
 
-    async def burst(self, level: int, send: Callable[[httpx.AsyncClient], Awaitable[Any]]) -> Outcome:
+    async def burst(
+        self, level: int, send: Callable[[httpx.AsyncClient], Awaitable[Any]]
+    ) -> Outcome:
         outcome = Outcome()
         limits = httpx.Limits(max_connections=level + 8, max_keepalive_connections=level + 8)
         async with httpx.AsyncClient(
@@ -204,9 +208,9 @@ async def prepare_files(url: str, headers: dict[str, str]) -> None:
             ids.append(reply.json()["id"])
         deadline = time.monotonic() + 180
         for file_id in ids:
-            while (
-                await client.get(f"/v1/files/{file_id}/index", headers=headers)
-            ).json()["status"] != "indexed":
+            while (await client.get(f"/v1/files/{file_id}/index", headers=headers)).json()[
+                "status"
+            ] != "indexed":
                 if time.monotonic() > deadline:
                     raise SystemExit("the sample files were not indexed within 180 s")
                 await asyncio.sleep(0.5)

@@ -11,13 +11,12 @@ never waits (it takes an idle connection or none).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import traceback
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+import greenlet
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -25,27 +24,21 @@ from agentur.storage.database import checkout_is_spare
 
 _REQUEST: ContextVar[int | None] = ContextVar("test_request", default=None)
 _IDS = itertools.count(1)
-HERE = __file__
 
 
 def _where() -> str:
-    """The awaiting coroutines of the current task (the application's call path), innermost
-    last; a pool event runs in SQLAlchemy's greenlet, whose own stack shows only SQLAlchemy."""
-    task = asyncio.current_task()
+    """The application's call path to this checkout, innermost last. A pool event runs in
+    SQLAlchemy's greenlet, whose own stack shows only SQLAlchemy: the calling coroutines are
+    the frames of the greenlet that is suspended waiting for it."""
+    current = greenlet.getcurrent()
+    frame = current.parent.gr_frame if current.parent is not None else None
     lines: list[str] = []
-    coroutine: Any = task.get_coro() if task is not None else None
-    while coroutine is not None and hasattr(coroutine, "cr_frame"):
-        frame = coroutine.cr_frame
-        if frame is not None and "agentur" in frame.f_code.co_filename:
-            lines.append(f"{frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
-        coroutine = getattr(coroutine, "cr_await", None)
-    if not lines:
-        lines = [
-            line.strip()
-            for line in traceback.format_stack()
-            if "agentur/" in line and HERE not in line
-        ]
-    return "\n    ".join(lines[-12:])
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "/agentur/" in name and "/site-packages/" not in name:
+            lines.append(f"{name.split('/agentur/', 1)[1]}:{frame.f_lineno} {frame.f_code.co_name}")
+        frame = frame.f_back
+    return "\n    ".join(reversed(lines[:12]))
 
 
 @dataclass

@@ -86,6 +86,7 @@ async def get_caller(
         visitor = await authenticate_visitor(session, token)
         # Before the rate limit: a refused origin spends none of the key's budget.
         await check_visitor_origin(session, visitor.assistant_id, request.headers.get("origin"))
+        await session.commit()  # the connection back to the pool before the limiter takes one
         await _limiter(request, runtime).check(
             visitor.key_id, settings.assistant_visitor_rate_per_minute
         )

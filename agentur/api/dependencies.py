@@ -145,8 +145,11 @@ async def request_context(
         if instance is None:
             raise ForbiddenError("X-Feature-Instance names no feature instance of your mandate")
         feature_instance_id = instance.id
-    if principal.recorded_use:  # last_used_at moved on (at most once a minute per key)
-        await session.commit()
+    # Commits last_used_at when it moved on, and in any case hands the connection back to the
+    # pool: the route's work may take connections of its own (the gateway's bookkeeping, a
+    # run's task) and must not wait for them while this one sits idle. A route that uses
+    # this session again checks a connection out anew.
+    await session.commit()
     context = RequestContext(
         user_id=principal.user_id,
         mandate_id=principal.mandate_id,

@@ -51,6 +51,29 @@ def _prepare_sqlite_connection(connection: Any) -> None:
     connection.execute("PRAGMA synchronous=NORMAL")
 
 
+@asynccontextmanager
+async def connect_if_idle(engine: AsyncEngine) -> AsyncIterator[AsyncConnection | None]:
+    """A connection of `engine`'s pool when one is idle right now, else None — never a wait.
+    Work that holds a connection may add this one for a parallel step: it cannot deadlock the
+    pool (nothing waits for it), and under load it is simply not there."""
+    pool = engine.sync_engine.pool
+    if not isinstance(pool, QueuePool) or pool.checkedout() >= pool.size():
+        yield None
+        return
+    # An idle connection leaves the pool's queue at once, before the checkout's first await
+    # (its pre-ping), so no other task can take it in between.
+    connection = engine.connect()
+    token = _SPARE_CHECKOUT.set(True)
+    try:
+        await connection.start()
+    finally:
+        _SPARE_CHECKOUT.reset(token)
+    try:
+        yield connection
+    finally:
+        await connection.close()
+
+
 def create_engine(url: str, **options: Any) -> AsyncEngine:
     url = to_async_url(url)
     if is_sqlite(url):
@@ -105,27 +128,6 @@ class Database:
                     text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key}
                 )
             yield session
-
-    @asynccontextmanager
-    async def connect_if_idle(self) -> AsyncIterator[AsyncConnection | None]:
-        """A connection of its own when the pool has an idle one right now, else None — never
-        a wait. Work that holds a connection may add this one for a parallel step: it cannot
-        deadlock the pool (nothing waits for it), and under load it is simply not there."""
-        pool = self.engine.sync_engine.pool
-        if not isinstance(pool, QueuePool) or pool.checkedout() >= pool.size():
-            yield None
-            return
-        # No await between the check and the checkout: no other task can take the slot.
-        connection = self.engine.connect()
-        token = _SPARE_CHECKOUT.set(True)
-        try:
-            await connection.start()
-        finally:
-            _SPARE_CHECKOUT.reset(token)
-        try:
-            yield connection
-        finally:
-            await connection.close()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

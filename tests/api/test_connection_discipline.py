@@ -10,6 +10,8 @@ fails naming the code path of any second checkout (see `tests/connection_discipl
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -24,8 +26,8 @@ from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.assistant.definitions import shop_definition
-from tests.connection_discipline import ConnectionDiscipline, DisciplinedApp
 from tests.conftest import Member, Tenants
+from tests.connection_discipline import ConnectionDiscipline, DisciplinedApp
 from tests.knowledge.conftest import knowledge_settings
 
 PRICED = {"input_price_usd_per_mtok": 1.0, "output_price_usd_per_mtok": 2.0}
@@ -35,8 +37,7 @@ async def _priced_gateway(runtime: Runtime, member: Member) -> None:
     """The scripted models, priced, billed through the database against a balance."""
     settings = AiSettings()
     chat = chat_model(**PRICED)
-    embedding = ScriptedProvider().models()[1]
-    embedding = type(embedding)(**{**embedding.__dict__, **PRICED})
+    embedding = replace(ScriptedProvider().models()[1], **PRICED)
     provider = ScriptedProvider(model_specs=[chat, embedding], fallback=ScriptedTurn("Done."))
     store = DatabaseGatewayStore(runtime.database, settings, MappingCipher.generated())
     await runtime.ai.aclose()
@@ -72,7 +73,7 @@ async def test_main_routes_hold_one_connection_at_a_time(
         assert response.status_code == status, f"{response.request.url}: {response.text}"
         return response
 
-    signed = await ok(await client.post("/v1/sessions", json={"api_key": alice.key}))
+    signed = await ok(await client.post("/v1/sessions", json={"api_key": alice.key}), 201)
     await ok(await client.get("/v1/sessions/current", cookies=signed.cookies))
     await ok(await client.get("/v1/me", headers=headers))
     uploaded = await ok(
@@ -103,7 +104,9 @@ async def test_main_routes_hold_one_connection_at_a_time(
     chat = {"model": model, "messages": [{"role": "user", "content": "Hi"}]}
     await ok(await client.post("/openai/v1/chat/completions", json=chat, headers=headers))
     stream = {**chat, "stream": True}
-    chunks = await ok(await client.post("/openai/v1/chat/completions", json=stream, headers=headers))
+    chunks = await ok(
+        await client.post("/openai/v1/chat/completions", json=stream, headers=headers)
+    )
     assert "[DONE]" in chunks.text
     agent = {**chat, "model": "agentur-agent"}
     await ok(await client.post("/openai/v1/chat/completions", json=agent, headers=headers))
