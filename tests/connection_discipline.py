@@ -87,6 +87,9 @@ class DisciplinedApp:
     def __init__(self, app: Any) -> None:
         self.app = app
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)  # `state`, `openapi`, … of the app itself
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         token = _REQUEST.set(next(_IDS))
         try:

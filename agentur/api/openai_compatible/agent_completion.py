@@ -16,6 +16,7 @@ from agentur.agent.events import EventType
 from agentur.agent.prepare_run import prepare_run
 from agentur.agent.settings import AgentSettings
 from agentur.ai.messages import Usage
+from agentur.api.backpressure.tenant_limits import Slot
 from agentur.api.openai_compatible.errors import OpenAIError
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
 from agentur.api.openai_compatible.to_ai_request import to_messages
@@ -34,7 +35,11 @@ def _usage(data: dict[str, Any]) -> Usage:
 
 
 async def _start(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> tuple[AgentRunHandle, AgentSettings]:
     last = body.messages[-1]
     if last.role != "user" or not last.text.strip():
@@ -53,13 +58,19 @@ async def _start(
     prepared.history.extend(
         m for m in to_messages(body.messages[:-1]) if not m.tool_calls and m.role != "tool"
     )
-    return runs.start(prepared, deps), settings
+    handle = runs.start(prepared, deps)
+    slot.last_until(handle.task)  # the run's whole life, also past a client that went away
+    return handle, settings
 
 
 async def complete(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> dict[str, Any]:
-    handle, settings = await _start(request, runtime, body, context)
+    handle, settings = await _start(request, runtime, body, context, slot)
     try:
         result = await handle.result()
     except asyncio.CancelledError:  # the client went away
@@ -70,9 +81,13 @@ async def complete(
 
 
 async def stream(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> AsyncIterator[str]:
-    handle, settings = await _start(request, runtime, body, context)
+    handle, settings = await _start(request, runtime, body, context, slot)
     completion = Completion(AGENT_MODEL)
 
     async def chunks() -> AsyncIterator[str]:

@@ -12,6 +12,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
+from agentur.api.backpressure.request_slots import RequestSlotsDep
+from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.openai_compatible import agent_completion, assistant_completion, gateway_completion
 from agentur.api.openai_compatible.errors import OpenAIErrorRoute, model_not_found
@@ -50,19 +52,28 @@ async def list_models(runtime: RuntimeDep, context: ContextDep) -> dict[str, Any
 
 @router.post("/chat/completions", response_model=None)
 async def chat_completions(
-    body: ChatCompletionRequest, request: Request, runtime: RuntimeDep, context: ContextDep
+    body: ChatCompletionRequest,
+    request: Request,
+    runtime: RuntimeDep,
+    context: ContextDep,
+    slots: RequestSlotsDep,
 ) -> dict[str, Any] | StreamingResponse:
+    # Each answer holds its mandate's slot until its last byte (see RequestSlots); a run
+    # holds it to the run's end.
     if body.model == agent_completion.AGENT_MODEL:
+        slot = await slots.take(WorkKind.agent_run, context.mandate_id)
         if body.stream:
-            chunks = await agent_completion.stream(request, runtime, body, context)
+            chunks = await agent_completion.stream(request, runtime, body, context, slot)
         else:
-            return await agent_completion.complete(request, runtime, body, context)
+            return await agent_completion.complete(request, runtime, body, context, slot)
     elif assistant_id := assistant_completion.assistant_id(body.model):
+        await slots.take(WorkKind.visitor_message, context.mandate_id)
         if body.stream:
             chunks = await assistant_completion.stream(runtime, body, assistant_id, context)
         else:
             return await assistant_completion.complete(runtime, body, assistant_id, context)
     elif body.model in {spec.id for spec in await usable_models(runtime.ai, context)}:
+        await slots.take(WorkKind.model_call, context.mandate_id)
         if body.stream:
             chunks = await gateway_completion.stream(runtime.ai, body, body.model, context)
         else:
