@@ -23,7 +23,7 @@ WINDOW_SECONDS = 60
 
 
 class RateLimitedError(TooManyRequestsError):
-    pass
+    """A publishable key sent more messages than its rate per minute."""
 
 
 class VisitorRateLimit:
