@@ -133,9 +133,7 @@ class KnowledgeSearch:
             if spare is not None and found.vector is not None:
                 # The vector leg on a connection of its own while the lexical leg runs.
                 beside = asyncio.create_task(
-                    self._vector_leg_on(
-                        spare, found.vector, found.model, context, filters, candidates
-                    )
+                    self._vector_leg(spare, found.vector, found.model, context, filters, candidates)
                 )
             try:
                 lexical = None
@@ -207,31 +205,22 @@ class KnowledgeSearch:
             return _VectorRanking(error=str(error))
         return _VectorRanking(vector=embedded.vectors[0], model=embedded.model)
 
-    async def _vector_leg_on(
-        self,
-        connection: AsyncConnection,
-        vector: list[float],
-        model: str,
-        context: RequestContext,
-        filters: SearchFilters,
-        candidates: int,
-    ) -> list[int]:
-        # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
-        await connection.execution_options(isolation_level="AUTOCOMMIT")
-        async with AsyncSession(bind=connection) as own:
-            return await self._vector_leg(own, vector, model, context, filters, candidates)
-
     async def _vector_leg(
         self,
-        session: AsyncSession,
+        on: AsyncSession | AsyncConnection,
         vector: list[float],
         model: str,
         context: RequestContext,
         filters: SearchFilters,
         candidates: int,
     ) -> list[int]:
+        if isinstance(on, AsyncConnection):  # a spare connection of its own
+            # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
+            await on.execution_options(isolation_level="AUTOCOMMIT")
+            async with AsyncSession(bind=on) as own:
+                return await self._vector_leg(own, vector, model, context, filters, candidates)
         return await vector_leg(
-            session,
+            on,
             vector,
             model,
             context,
