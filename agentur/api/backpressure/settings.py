@@ -44,7 +44,7 @@ class BackpressureSettings(PartSettings):
         "together that one worker takes at once; more get 503.",
     )
     admission_wait_seconds: float = Field(
-        default=1.0,
+        default=2.0,
         ge=0,
         le=60,
         description="How long an expensive request waits for a free slot under these limits "
