@@ -5,8 +5,8 @@ variable, which every task the request starts inherits (a streamed body, an agen
 search's vector leg). `ConnectionDiscipline` listens to the pool's checkouts and check-ins and
 records a violation whenever a request that holds a connection checks out another one — the
 pattern that exhausts the pool under concurrency: every request holds one and waits for a
-second that no one returns. A checkout through `Database.connect_if_idle` is allowed: it
-never waits (it takes an idle connection or none).
+second that no one returns. A checkout through `agentur.storage.database.connect_if_idle` is
+allowed: it never waits (it takes an idle connection or none).
 """
 
 from __future__ import annotations

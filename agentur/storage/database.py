@@ -35,8 +35,8 @@ _SPARE_CHECKOUT: ContextVar[bool] = ContextVar("spare_checkout", default=False)
 
 
 def checkout_is_spare() -> bool:
-    """Whether the pool checkout happening now is `Database.connect_if_idle`'s (pool event
-    listeners ask: such a checkout never waits, so it may be a request's second)."""
+    """Whether the pool checkout happening now is `connect_if_idle`'s (pool event listeners
+    ask: such a checkout never waits, so it may be a request's second)."""
     return _SPARE_CHECKOUT.get()
 
 
