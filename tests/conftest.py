@@ -203,17 +203,25 @@ def app(runtime: Runtime, api_app: FastAPI) -> FastAPI:
 
 
 @pytest.fixture
-async def client(app: FastAPI, runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
+def discipline(runtime: Runtime) -> Iterator[ConnectionDiscipline]:
+    """Watches the pooled connections each request of `client` holds."""
+    watched = ConnectionDiscipline()
+    watched.watch(runtime.database.engine)
+    try:
+        yield watched
+    finally:
+        watched.forget(runtime.database.engine)
+
+
+@pytest.fixture
+async def client(
+    app: FastAPI, discipline: ConnectionDiscipline
+) -> AsyncIterator[httpx.AsyncClient]:
     """A client of the app. Every request it sends is watched: one that checks out a second
     pooled connection while it holds one fails the test (see tests/connection_discipline.py)."""
-    discipline = ConnectionDiscipline()
-    discipline.watch(runtime.database.engine)
     transport = httpx.ASGITransport(app=DisciplinedApp(app))
-    try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
-            yield client
-    finally:
-        discipline.forget(runtime.database.engine)
+    async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
+        yield client
     if discipline.violations:
         pytest.fail(f"a request held two pooled connections:\n{discipline.report()}")
 

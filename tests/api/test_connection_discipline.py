@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import httpx
-import pytest
-from fastapi import FastAPI
 
 from agentur.ai.database_gateway_store import DatabaseGatewayStore
 from agentur.ai.mandate_ai_settings import update_mandate_ai_settings
@@ -22,12 +20,12 @@ from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
-from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
+from agentur.knowledge.store import KnowledgeStore, knowledge_store, use_knowledge_store
 from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.assistant.definitions import shop_definition
 from tests.conftest import Member, Tenants
-from tests.connection_discipline import ConnectionDiscipline, DisciplinedApp
+from tests.connection_discipline import ConnectionDiscipline
 from tests.knowledge.conftest import knowledge_settings
 
 PRICED = {"input_price_usd_per_mtok": 1.0, "output_price_usd_per_mtok": 2.0}
@@ -49,21 +47,12 @@ async def _priced_gateway(runtime: Runtime, member: Member) -> None:
     use_knowledge_store(runtime, KnowledgeStore(runtime, knowledge_settings()))
 
 
-@pytest.fixture
-async def walked(app: FastAPI, runtime: Runtime) -> tuple[httpx.AsyncClient, ConnectionDiscipline]:
-    discipline = ConnectionDiscipline()
-    discipline.watch(runtime.database.engine)
-    transport = httpx.ASGITransport(app=DisciplinedApp(app))
-    client = httpx.AsyncClient(transport=transport, base_url="http://agentur.test")
-    yield client, discipline
-    await client.aclose()
-    discipline.forget(runtime.database.engine)
-
-
 async def test_main_routes_hold_one_connection_at_a_time(
-    walked: tuple[httpx.AsyncClient, ConnectionDiscipline], runtime: Runtime, tenants: Tenants
+    client: httpx.AsyncClient,
+    discipline: ConnectionDiscipline,
+    runtime: Runtime,
+    tenants: Tenants,
 ) -> None:
-    client, discipline = walked
     alice = await tenants.member()
     await _priced_gateway(runtime, alice)
     headers = alice.headers
@@ -83,7 +72,7 @@ async def test_main_routes_hold_one_connection_at_a_time(
         201,
     )
     file_id = uploaded.json()["id"]
-    await knowledge_runs_once(runtime)
+    await knowledge_store(runtime).worker.run_until_idle()
     await ok(await client.get("/v1/files", headers=headers))
     await ok(await client.get(f"/v1/files/{file_id}/content", headers=headers))
     await ok(await client.get(f"/v1/files/{file_id}/index", headers=headers))
@@ -134,9 +123,3 @@ async def test_main_routes_hold_one_connection_at_a_time(
 
     assert discipline.checkouts > 0
     assert not discipline.violations, discipline.report()
-
-
-async def knowledge_runs_once(runtime: Runtime) -> None:
-    from agentur.knowledge.store import knowledge_store
-
-    await knowledge_store(runtime).worker.run_until_idle()
