@@ -30,7 +30,8 @@ MODEL = f"scripted:{chat_model().name}"
 
 
 class GatedModel(ScriptedProvider):
-    """Answers at once, except a prompt saying HOLD: that call waits until `release()`."""
+    """Answers at once, except a prompt saying HOLD: that answer stops after its first words
+    until `release()`."""
 
     def __init__(self) -> None:
         super().__init__(model_specs=[chat_model()], fallback=ScriptedTurn("Done."))
@@ -46,9 +47,12 @@ class GatedModel(ScriptedProvider):
             await self._open.wait()
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
-        await self._gate(request)
+        first = True
         async for event in super().stream(model, request):
             yield event
+            if first:
+                first = False
+                await self._gate(request)
 
 
 @pytest.fixture
@@ -128,3 +132,32 @@ async def test_all_mandates_together_reach_the_workers_limit_and_get_503(
     model.release()
     assert [r.status_code for r in await asyncio.gather(*held)] == [200] * 5
     assert (await run(client, carol, "Say hello.")).status_code == 200
+
+
+async def test_a_streamed_answer_holds_its_slot_until_its_last_byte(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenants: Tenants,
+    limits: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AGENTUR_TENANT_MAX_MODEL_CALLS", "1")
+    alice = await tenants.member()
+    model = GatedModel()
+    runtime.ai = AiService([model])
+    held = {"model": MODEL, "messages": [{"role": "user", "content": HOLD}], "stream": True}
+    streaming = asyncio.create_task(
+        client.post("/openai/v1/chat/completions", json=held, headers=alice.headers)
+    )
+    await until(lambda: model.held == 1, "the stream to be under way")
+
+    chat = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
+    refused = await client.post("/openai/v1/chat/completions", json=chat, headers=alice.headers)
+    assert_retry_later(refused, 429)
+    assert refused.json()["error"]["code"] == "rate_limit_exceeded"
+
+    model.release()
+    streamed = await streaming
+    assert streamed.status_code == 200 and "data: [DONE]" in streamed.text
+    answered = await client.post("/openai/v1/chat/completions", json=chat, headers=alice.headers)
+    assert answered.status_code == 200, answered.text
