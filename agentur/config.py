@@ -58,8 +58,46 @@ class Settings(PartSettings):
     )
     host: str = Field(default="127.0.0.1", description="Address `agentur serve` binds to.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `agentur serve` binds to.")
+    database_pool_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000,
+        description="Pooled database connections per worker process. Empty: 8 on SQLite, 10 on "
+        "PostgreSQL.",
+    )
+    database_max_overflow: int | None = Field(
+        default=None,
+        ge=0,
+        le=1_000,
+        description="Connections a worker opens beyond the pool under load (closed again when "
+        "returned). Empty: 0 on SQLite, 10 on PostgreSQL.",
+    )
+    database_pool_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="How long a request waits for a free database connection; then 503 with "
+        "`Retry-After`.",
+    )
     max_upload_bytes: int = Field(
         default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
+    )
+    max_body_bytes: int = Field(
+        default=MEBIBYTE,
+        ge=1_024,
+        description="Largest request body of every route without a limit of its own (JSON "
+        "routes, `/mcp`); larger ones get 413 before they are read.",
+    )
+    max_sign_in_body_bytes: int = Field(
+        default=16 * 1024,
+        ge=1_024,
+        description="Largest request body of the sign-in and session routes (`/v1/sessions…`).",
+    )
+    max_model_body_bytes: int = Field(
+        default=32 * MEBIBYTE,
+        ge=1_024,
+        description="Largest request body of `/openai/v1` (messages may carry images as data "
+        "URLs).",
     )
     max_name_length: int = Field(
         default=255, ge=1, le=1024, description="Longest file or folder name."

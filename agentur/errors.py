@@ -44,3 +44,22 @@ class ForbiddenError(AgenturError):
 class AuthenticationError(AgenturError):
     status_code = 401
     title = "Unauthorized"
+
+
+class BusyError(AgenturError):
+    """The server is saturated right now; the same request may succeed after
+    `retry_after_seconds` (sent as `Retry-After`)."""
+
+    status_code = 503
+    title = "Service unavailable"
+
+    def __init__(self, detail: str, retry_after_seconds: int) -> None:
+        super().__init__(detail)
+        self.retry_after_seconds = retry_after_seconds
+
+
+class TooManyRequestsError(BusyError):
+    """The caller's own share is used up (its mandate's limit, a visitor key's rate)."""
+
+    status_code = 429
+    title = "Too many requests"

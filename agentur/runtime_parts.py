@@ -19,7 +19,7 @@ from agentur.features.feature_data import FeatureData
 from agentur.features.result_cache import ResultCache
 from agentur.features.settings import FeatureSettings
 from agentur.storage.blob_store import BlobStore
-from agentur.storage.database import Database
+from agentur.storage.database import Database, PoolSizing
 from agentur.storage.migrate import upgrade_database
 from agentur.storage.private_files import secure_data_dir
 from agentur.workspace.files import WorkspaceLimits
@@ -55,7 +55,14 @@ class RuntimeParts:
     @classmethod
     def from_settings(cls, settings: Settings, ai_settings: AiSettings | None = None) -> Self:
         secure_data_dir(settings.data_dir, settings.resolved_database_url)
-        database = Database(settings.resolved_database_url)
+        database = Database(
+            settings.resolved_database_url,
+            PoolSizing(
+                settings.database_pool_size,
+                settings.database_max_overflow,
+                settings.database_pool_timeout_seconds,
+            ),
+        )
         return cls(
             settings=settings,
             database=database,

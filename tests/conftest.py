@@ -32,6 +32,7 @@ from agentur.context import RequestContext, Role
 from agentur.runtime import Runtime
 from agentur.storage.database import create_engine
 from agentur.storage.migrate import upgrade_database
+from tests.connection_discipline import ConnectionDiscipline, DisciplinedApp
 
 BACKENDS = [
     name.strip()
@@ -202,10 +203,27 @@ def app(runtime: Runtime, api_app: FastAPI) -> FastAPI:
 
 
 @pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
+def discipline(runtime: Runtime) -> Iterator[ConnectionDiscipline]:
+    """Watches the pooled connections each request of `client` holds."""
+    watched = ConnectionDiscipline()
+    watched.watch(runtime.database.engine)
+    try:
+        yield watched
+    finally:
+        watched.forget(runtime.database.engine)
+
+
+@pytest.fixture
+async def client(
+    app: FastAPI, discipline: ConnectionDiscipline
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the app. Every request it sends is watched: one that checks out a second
+    pooled connection while it holds one fails the test (see tests/connection_discipline.py)."""
+    transport = httpx.ASGITransport(app=DisciplinedApp(app))
     async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
         yield client
+    if discipline.violations:
+        pytest.fail(f"a request held two pooled connections:\n{discipline.report()}")
 
 
 @dataclass

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from agentur import __version__
 from agentur.agent.recover_dead_runs import start_run_recovery
 from agentur.agent.settings import AgentSettings
+from agentur.api.backpressure.body_limits import BodyLimitMiddleware, body_limit
 from agentur.api.dependencies import get_request_context
 from agentur.api.mcp.mount import mount_mcp
 from agentur.api.openai_compatible.cors import OpenAICorsMiddleware
@@ -96,12 +97,18 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    app.add_middleware(OpenAICorsMiddleware)  # inside: preflights are observed, too
-    app.add_middleware(ObservabilityMiddleware)
+    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(OpenAICorsMiddleware)  # around the body limit: a 413 carries CORS too
+    app.add_middleware(ObservabilityMiddleware)  # outermost: it sees every answer, 413s too
     if runtime is not None:
         app.state.runtime = runtime
     install_problem_handlers(app)
-    install_openapi(app, lambda: setting_limits(app.state.runtime), get_request_context)
+    install_openapi(
+        app,
+        lambda: setting_limits(app.state.runtime),
+        get_request_context,
+        lambda path: body_limit(path, app.state.runtime.settings).detail,
+    )
     app.include_router(health.router)
     app.include_router(api_docs.router)  # Swagger UI at /docs
     app.include_router(metrics.router)

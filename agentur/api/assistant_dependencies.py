@@ -15,6 +15,7 @@ from agentur.api.dependencies import (
     RuntimeDep,
     SessionDep,
     bearer_token,
+    hand_back_connection,
     request_context,
 )
 from agentur.assistant.assistant_store import authenticate_visitor, is_visitor_key
@@ -86,6 +87,7 @@ async def get_caller(
         visitor = await authenticate_visitor(session, token)
         # Before the rate limit: a refused origin spends none of the key's budget.
         await check_visitor_origin(session, visitor.assistant_id, request.headers.get("origin"))
+        await hand_back_connection(session)  # before the limiter takes one of its own
         await _limiter(request, runtime).check(
             visitor.key_id, settings.assistant_visitor_rate_per_minute
         )

@@ -61,6 +61,18 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
+
+async def hand_back_connection(session: AsyncSession) -> None:
+    """Ends the session's transaction (committing what it wrote), so its pooled connection
+    goes back to the pool; the session checks one out again when it is used next.
+
+    A request holds at most one connection at a time: the route's work may take connections
+    of its own (the gateway's bookkeeping, a run's task, a service's session), and a request
+    holding one idle while it waits for another starves the pool under concurrency — each
+    waiting request holds what the others wait for."""
+    await session.commit()
+
+
 # Declares the bearer scheme in the OpenAPI document (Swagger UI's Authorize button); a missing
 # or non-bearer header yields None and our own 401 problem, never FastAPI's plain 403.
 bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer <key>`.")
@@ -145,8 +157,8 @@ async def request_context(
         if instance is None:
             raise ForbiddenError("X-Feature-Instance names no feature instance of your mandate")
         feature_instance_id = instance.id
-    if principal.recorded_use:  # last_used_at moved on (at most once a minute per key)
-        await session.commit()
+    # Also commits last_used_at when it moved on (at most once a minute per key).
+    await hand_back_connection(session)
     context = RequestContext(
         user_id=principal.user_id,
         mandate_id=principal.mandate_id,

@@ -16,7 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.routing import BaseRoute
 
-from agentur.api.problems import Problem
+from agentur.api.problems import HTTP_METHODS, STATUS_MEANINGS, Problem, problem_responses
 
 LIMIT_MARKER = "x-agentur-limit"
 # Optional headers every operation with a request context reads (`get_request_context` takes
@@ -90,13 +90,42 @@ def _depends_on(dependant: Dependant, dependency: Callable[..., Any]) -> bool:
     )
 
 
+RETRY_AFTER_HEADER = {
+    "Retry-After": {
+        "description": "Seconds to wait before sending the request again.",
+        "schema": {"type": "integer"},
+    }
+}
+
+
+def _add_server_limits(schema: dict[str, Any], body_limit: Callable[[str], str]) -> None:
+    """What any operation can answer besides its own statuses: 413 where it takes a body
+    (stating that route's configured limit, `body_limit(path)`), 503 everywhere (a saturated
+    server), both problem+json, and `Retry-After` with every 429 and 503."""
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if method not in HTTP_METHODS:
+                continue
+            responses = operation.setdefault("responses", {})
+            if "requestBody" in operation:
+                responses["413"] = problem_responses(413)[413] | {
+                    "description": f"{STATUS_MEANINGS[413]} Here: {body_limit(path)}."
+                }
+            responses.setdefault("503", problem_responses(503)[503])
+            for status in ("429", "503"):
+                if status in responses:
+                    responses[status]["headers"] = RETRY_AFTER_HEADER
+
+
 def install_openapi(
     app: FastAPI,
     limits: Callable[[], Mapping[str, int]],
     context_dependency: Callable[..., Any],
+    body_limit: Callable[[str], str],
 ) -> None:
-    """Serve FastAPI's document with `Problem` among the schemas, the configured limits and
-    the context headers on every operation that depends on `context_dependency`."""
+    """Serve FastAPI's document with `Problem` among the schemas, the configured limits (of
+    fields and of request bodies, `body_limit(path)`), 503 on every operation, and the context
+    headers on every operation that depends on `context_dependency`."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -108,6 +137,7 @@ def install_openapi(
             schemas.update(problem.pop("$defs", {}))
             schemas["Problem"] = problem
             _apply_limits(schema, limits())
+            _add_server_limits(schema, body_limit)
             _add_context_headers(schema, app.routes, context_dependency)
             app.openapi_schema = schema
         return app.openapi_schema

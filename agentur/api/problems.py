@@ -12,8 +12,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from agentur.api.backpressure.request_slots import tenant_limits
 from agentur.errors import AgenturError
 
 logger = logging.getLogger(__name__)
@@ -32,10 +34,15 @@ STATUS_MEANINGS = {
     409: "Conflicts with the current state (a taken name, a finished run).",
     413: "The request body is larger than the configured limit.",
     422: "Invalid input; `errors` names each field.",
-    429: "Too many requests from this visitor key; retry later.",
+    429: "Too many requests: your mandate's limit of concurrent work of this kind on this "
+    "server, or a visitor key's rate; retry after `Retry-After` seconds.",
     502: "The model provider or the assistant's API failed.",
-    503: "A needed service (model provider, e-mail) is not configured or not reachable.",
+    503: "The server is saturated (no database connection or slot came free within the "
+    "configured wait; retry after `Retry-After` seconds), or a needed service (model provider, "
+    "e-mail) is not configured or not reachable.",
 }
+# Statuses that tell the client to come back later: they always carry `Retry-After`.
+RETRY_LATER = {429, 503}
 
 
 class FieldProblem(BaseModel):
@@ -120,10 +127,36 @@ def kept_for_errors(request: Request) -> dict[str, str]:
     return dict(getattr(request.state, "error_headers", None) or {})
 
 
+def retry_after(request: Request, error: Exception | None = None) -> dict[str, str]:
+    """`Retry-After`: the error's own, else the configured saturation default."""
+    seconds = getattr(error, "retry_after_seconds", None)
+    if seconds is None:
+        seconds = tenant_limits(request).settings.retry_after_seconds
+    return {"Retry-After": str(seconds)}
+
+
+def pool_timeout_detail(request: Request) -> str:
+    waited = request.app.state.runtime.settings.database_pool_timeout_seconds
+    return (
+        f"the server is saturated: no database connection came free within {waited:g} s "
+        "(AGENTUR_DATABASE_POOL_TIMEOUT_SECONDS); retry shortly"
+    )
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(AgenturError)
     async def _domain(request: Request, error: AgenturError) -> JSONResponse:
-        return problem(error.status_code, error.title, error.detail, kept_for_errors(request))
+        headers = kept_for_errors(request)
+        if error.status_code in RETRY_LATER:
+            headers |= retry_after(request, error)
+        return problem(error.status_code, error.title, error.detail, headers)
+
+    @app.exception_handler(PoolTimeoutError)
+    async def _pool_timeout(request: Request, error: PoolTimeoutError) -> JSONResponse:
+        # Every pooled connection stayed busy for the whole wait: saturation, not a fault.
+        logger.warning("%s %s: %s", request.method, request.url.path, error)
+        headers = kept_for_errors(request) | retry_after(request)
+        return problem(503, "Service unavailable", pool_timeout_detail(request), headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, error: RequestValidationError) -> JSONResponse:

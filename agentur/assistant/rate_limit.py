@@ -8,22 +8,22 @@ twice the limit. A refused message is not counted.
 
 from __future__ import annotations
 
+import math
 import time
 
 from sqlalchemy import delete, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from agentur.errors import AgenturError
+from agentur.errors import TooManyRequestsError
 from agentur.storage.database import Database
 from agentur.storage.models.assistant import VisitorRateWindow
 
 WINDOW_SECONDS = 60
 
 
-class RateLimitedError(AgenturError):
-    status_code = 429
-    title = "Too many requests"
+class RateLimitedError(TooManyRequestsError):
+    """A publishable key sent more messages than its rate per minute."""
 
 
 class VisitorRateLimit:
@@ -56,4 +56,8 @@ class VisitorRateLimit:
                 await session.execute(delete(rows).where(rows.window < window - 1))
                 self._swept_window = window
         if counted is None:
-            raise RateLimitedError(f"at most {per_minute} messages per minute for this key")
+            # One message's share of the minute: about when the sliding window lets one more in.
+            raise RateLimitedError(
+                f"at most {per_minute} messages per minute for this key",
+                math.ceil(WINDOW_SECONDS / per_minute),
+            )

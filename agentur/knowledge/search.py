@@ -4,12 +4,14 @@ vector can be had. The result says which legs ran and why one did not."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from agentur.context import RequestContext
 from agentur.errors import InvalidInputError
@@ -20,6 +22,7 @@ from agentur.knowledge.lexical_leg import lexical_leg
 from agentur.knowledge.search_legs import SearchFilters, vector_leg
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.observability import metrics
+from agentur.storage.database import connect_if_idle
 from agentur.storage.models import File
 from agentur.storage.models.knowledge import ContentChunk
 
@@ -118,98 +121,106 @@ class KnowledgeSearch:
             )
         filters = filters or SearchFilters()
         candidates = max(self.settings.knowledge_search_candidates, limit)
-        vector: asyncio.Task[_VectorRanking] | None = None
-        own = LEXICAL in legs and self._spare_connection(session)
+        found = _VectorRanking()
         if VECTOR in legs:
-            # Embedding the query, and with a spare connection the whole vector leg, runs
-            # while the lexical leg does.
-            vector = asyncio.create_task(
-                self._vector(
-                    session, query, query_vector, context, filters, candidates, workflow_id, own
+            # First, before the search takes a connection: embedding the query goes through
+            # the gateway, whose bookkeeping (budget hold, ledger row) takes connections of its
+            # own, and a search holding one while waiting for those could starve the pool.
+            found = await self._embed(query, query_vector, context, workflow_id)
+        rankings: dict[str, list[int]] = {}
+        async with self._spare_connection(session, found, legs) as spare:
+            beside: asyncio.Task[list[int]] | None = None
+            if spare is not None and found.vector is not None:
+                # The vector leg on a connection of its own while the lexical leg runs.
+                beside = asyncio.create_task(
+                    self._vector_leg(spare, found.vector, found.model, context, filters, candidates)
                 )
-            )
-        try:
-            lexical = None
-            if LEXICAL in legs:
-                language = detect_language(query, context.language)
-                lexical = await lexical_leg(
-                    session,
-                    query,
-                    language,
-                    context,
-                    filters,
-                    candidates,
-                    self.settings.knowledge_lexical_budget,
-                    self.settings.knowledge_lexical_rescored,
-                )
-            rankings: dict[str, list[int]] = {}
-            found = _VectorRanking()
-            if vector is not None:
-                found = await vector
-                if found.vector is not None and found.ids is None:  # the leg waited for `session`
+            try:
+                lexical = None
+                if LEXICAL in legs:
+                    language = detect_language(query, context.language)
+                    lexical = await lexical_leg(
+                        session,
+                        query,
+                        language,
+                        context,
+                        filters,
+                        candidates,
+                        self.settings.knowledge_lexical_budget,
+                        self.settings.knowledge_lexical_rescored,
+                    )
+                if beside is not None:
+                    found.ids = await beside
+                elif found.vector is not None:
                     found.ids = await self._vector_leg(
                         session, found.vector, found.model, context, filters, candidates
                     )
-                if found.ids is not None:
-                    rankings[VECTOR] = found.ids
-            if lexical is not None:
-                rankings[LEXICAL] = lexical
-        finally:
-            if vector is not None and not vector.done():
-                vector.cancel()
+            finally:
+                if beside is not None and not beside.done():
+                    # Ended before the spare connection goes back to the pool.
+                    beside.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await beside
+        if found.ids is not None:
+            rankings[VECTOR] = found.ids
+        if lexical is not None:
+            rankings[LEXICAL] = lexical
         fused = fuse(rankings, self.settings.knowledge_rrf_k)[:limit]
         hits = await self._load(session, fused, context, filters)
         return SearchResult(hits, list(rankings), found.error, found.model)
 
-    def _spare_connection(self, session: AsyncSession) -> bool:
-        """Whether the vector leg may take a connection of its own (PostgreSQL): only while the
-        pool has idle capacity, so concurrent searches never wait for each other's second one."""
-        if not self.settings.knowledge_search_concurrent_legs or is_sqlite(session):
-            return False
-        pool = session.bind.sync_engine.pool
-        return isinstance(pool, QueuePool) and pool.checkedout() < pool.size()
+    @asynccontextmanager
+    async def _spare_connection(
+        self, session: AsyncSession, found: _VectorRanking, legs: tuple[str, ...]
+    ) -> AsyncIterator[AsyncConnection | None]:
+        """A second connection for the vector leg (PostgreSQL, both legs to run): only one the
+        pool has idle at this moment, never one to wait for — concurrent searches never wait
+        for each other's second connection, and under load the legs share the first."""
+        if (
+            found.vector is None
+            or LEXICAL not in legs
+            or not self.settings.knowledge_search_concurrent_legs
+            or is_sqlite(session)
+        ):
+            yield None
+            return
+        await session.connection()  # the search's own first, so the spare is never waited for
+        async with connect_if_idle(session.bind) as spare:
+            yield spare
 
-    async def _vector(
+    async def _embed(
         self,
-        session: AsyncSession,
         query: str,
         query_vector: list[float] | None,
         context: RequestContext,
-        filters: SearchFilters,
-        candidates: int,
         workflow_id: str | None,
-        own_connection: bool,
     ) -> _VectorRanking:
-        """The query vector, and the ranking too when the leg has a connection of its own."""
-        found = _VectorRanking(vector=query_vector, model=self.embedder.model)
+        """The query vector (None with the reason when no embedding can be had)."""
+        if query_vector is not None:
+            return _VectorRanking(vector=query_vector, model=self.embedder.model)
         try:
-            if query_vector is None:
-                embedded = await self.embedder.embed_query(query, context, workflow_id=workflow_id)
-                found.vector, found.model = embedded.vectors[0], embedded.model
+            embedded = await self.embedder.embed_query(query, context, workflow_id=workflow_id)
         except EmbeddingUnavailable as error:
             logger.info("vector search skipped: %s", error)
             return _VectorRanking(error=str(error))
-        if own_connection:
-            # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
-            async with session.bind.connect() as connection:
-                await connection.execution_options(isolation_level="AUTOCOMMIT")
-                async with AsyncSession(bind=connection) as own:
-                    found.ids = await self._vector_leg(
-                        own, found.vector, found.model, context, filters, candidates
-                    )
-        return found
+        return _VectorRanking(vector=embedded.vectors[0], model=embedded.model)
 
     async def _vector_leg(
         self,
-        session: AsyncSession,
+        on: AsyncSession | AsyncConnection,
         vector: list[float],
         model: str,
         context: RequestContext,
         filters: SearchFilters,
         candidates: int,
     ) -> list[int]:
+        if isinstance(on, AsyncConnection):  # a spare connection of its own
+            # Autocommit: one statement needs no BEGIN and ROLLBACK round trips.
+            await on.execution_options(isolation_level="AUTOCOMMIT")
+            async with AsyncSession(bind=on) as own:
+                return await self._vector_leg(own, vector, model, context, filters, candidates)
         return await vector_leg(
-            session,
+            on,
             vector,
             model,
             context,

@@ -9,22 +9,35 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 from weakref import WeakValueDictionary
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from agentur.config import to_async_url
 from agentur.storage.sqlite_driver import sqlean_dbapi
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+SQLITE_POOL_SIZE = 8
+POSTGRES_POOL_SIZE = 10
+POSTGRES_MAX_OVERFLOW = 10
+_SPARE_CHECKOUT: ContextVar[bool] = ContextVar("spare_checkout", default=False)
+
+
+def checkout_is_spare() -> bool:
+    """Whether the pool checkout happening now is `connect_if_idle`'s (pool event listeners
+    ask: such a checkout never waits, so it may be a request's second)."""
+    return _SPARE_CHECKOUT.get()
 
 
 def is_sqlite(url: str) -> bool:
@@ -42,12 +55,63 @@ def _prepare_sqlite_connection(connection: Any) -> None:
     connection.execute("PRAGMA synchronous=NORMAL")
 
 
-def create_engine(url: str, **options: Any) -> AsyncEngine:
+@asynccontextmanager
+async def connect_if_idle(engine: AsyncEngine) -> AsyncIterator[AsyncConnection | None]:
+    """A connection of `engine`'s pool when one is idle right now, else None — never a wait.
+    Work that holds a connection may add this one for a parallel step: it cannot deadlock the
+    pool (nothing waits for it), and under load it is simply not there."""
+    pool = engine.sync_engine.pool
+    if not isinstance(pool, QueuePool) or pool.checkedout() >= pool.size():
+        yield None
+        return
+    # No other task runs between the check and the checkout's taking the idle connection: the
+    # pool hands one out before its first await while it may still overflow (PostgreSQL's
+    # default sizing; SQLite never takes a second connection).
+    connection = engine.connect()
+    token = _SPARE_CHECKOUT.set(True)
+    try:
+        await connection.start()
+    finally:
+        _SPARE_CHECKOUT.reset(token)
+    try:
+        yield connection
+    finally:
+        await connection.close()
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSizing:
+    """How many pooled connections a process keeps and how long a checkout waits for one.
+
+    SQLite serializes writers anyway and every connection is a thread of its own: a small
+    pool without overflow. PostgreSQL: per worker process — N workers take up to
+    N × (size + overflow) of the server's `max_connections` (see the README).
+    A checkout that waits longer than `timeout_seconds` fails: the API answers 503."""
+
+    size: int | None = None  # None: derived for the backend
+    max_overflow: int | None = None
+    timeout_seconds: float = 5.0
+
+    def engine_options(self, url: str) -> dict[str, Any]:
+        sqlite = is_sqlite(url)
+        return {
+            "pool_size": self.size or (SQLITE_POOL_SIZE if sqlite else POSTGRES_POOL_SIZE),
+            "max_overflow": (0 if sqlite else POSTGRES_MAX_OVERFLOW)
+            if self.max_overflow is None
+            else self.max_overflow,
+            "pool_timeout": self.timeout_seconds,
+        }
+
+
+def create_engine(url: str, pool: PoolSizing | None = None, **options: Any) -> AsyncEngine:
     url = to_async_url(url)
+    memory = is_sqlite(url) and (url.rstrip("/").endswith(":memory:") or "mode=memory" in url)
+    if memory:
+        # Every new connection would see a different in-memory database.
+        options.setdefault("poolclass", StaticPool)
+    elif "poolclass" not in options:
+        options = (pool or PoolSizing()).engine_options(url) | options
     if is_sqlite(url):
-        if url.rstrip("/").endswith(":memory:") or "mode=memory" in url:
-            # Every new connection would see a different in-memory database.
-            options.setdefault("poolclass", StaticPool)
         # A pooled connection stays open: closing the last one makes SQLite checkpoint the
         # WAL on every commit (measured ~17 ms per billed call with NullPool).
         return create_async_engine(url, module=sqlean_dbapi(_prepare_sqlite_connection), **options)
@@ -58,9 +122,9 @@ def create_engine(url: str, **options: Any) -> AsyncEngine:
 class Database:
     """One engine plus its session factory; the unit the rest of the code depends on."""
 
-    def __init__(self, url: str, **engine_options: Any) -> None:
+    def __init__(self, url: str, pool: PoolSizing | None = None, **engine_options: Any) -> None:
         self.url = to_async_url(url)
-        self.engine = create_engine(self.url, **engine_options)
+        self.engine = create_engine(self.url, pool, **engine_options)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # Per-key locks inside this process; alive only while someone holds or waits.
         self._key_locks: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()

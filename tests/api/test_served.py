@@ -1,5 +1,5 @@
-"""What only a running `agentur serve` shows: its HTTP parser's errors, its start-up log and
-the modes of everything it keeps in its data dir."""
+"""What only a running `agentur serve` shows: its HTTP parser's errors, a body refused before
+it is sent, its start-up log and the modes of everything it keeps in its data dir."""
 
 from __future__ import annotations
 
@@ -42,6 +42,18 @@ def test_served_server_keeps_its_promises(tmp_path: Path) -> None:
         assert b"content-type: application/problem+json" in head.lower()
         problem = json.loads(body)
         assert problem["status"] == 400 and "malformed HTTP request" in problem["detail"]
+
+        # An unauthenticated 200 MB sign-in: refused from its Content-Length before a byte of
+        # the body is sent (the server does not wait for it), and the connection is closed.
+        answer = _raw_request(
+            served,
+            b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 209715200\r\n\r\n",
+        )
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413 "), answer
+        assert b"connection: close" in head.lower()
+        assert "AGENTUR_MAX_SIGN_IN_BODY_BYTES" in json.loads(body)["detail"]
 
         # Everything under the data dir is private, the live SQLite -wal/-shm files included.
         key = (served.data_dir / "admin.key").read_text().strip()

@@ -31,6 +31,7 @@ from agentur.agent.events import AgentEvent, EventType
 from agentur.agent.prepare_run import conversation_title, prepare_run
 from agentur.agent.settings import AgentSettings
 from agentur.ai.messages import Message, Role, Usage
+from agentur.api.backpressure.tenant_limits import Slot
 from agentur.api.openai_compatible.errors import OpenAIError
 from agentur.api.openai_compatible.parameters import check_agent
 from agentur.api.openai_compatible.schemas import ChatCompletionRequest
@@ -90,7 +91,11 @@ async def _new_conversation(
 
 
 async def _start(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> tuple[AgentRunHandle, AgentSettings]:
     check_agent(body, AGENT_MODEL)
     last = body.messages[-1]
@@ -124,7 +129,9 @@ async def _start(
     # Without a stored conversation the client's messages are the history; with one its
     # stored messages are, and only the client's instructions (system messages) join them.
     prepared.history.extend(m for m in earlier if workflow_id is None or m.role is Role.system)
-    return runs.start(prepared, deps), settings
+    handle = runs.start(prepared, deps)
+    slot.last_until(handle.task)  # the run's whole life, also past a client that went away
+    return handle, settings
 
 
 def _headers(handle: AgentRunHandle) -> dict[str, str]:
@@ -155,9 +162,13 @@ def _outcome(result: AgentResult) -> tuple[str, str]:
 
 
 async def complete(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> JSONResponse:
-    handle, settings = await _start(request, runtime, body, context)
+    handle, settings = await _start(request, runtime, body, context, slot)
     try:
         result = await handle.result()
     except asyncio.CancelledError:  # the client went away
@@ -183,9 +194,13 @@ def _stream_end(event: AgentEvent, error: dict[str, Any]) -> str | OpenAIError:
 
 
 async def stream(
-    request: Request, runtime: Runtime, body: ChatCompletionRequest, context: RequestContext
+    request: Request,
+    runtime: Runtime,
+    body: ChatCompletionRequest,
+    context: RequestContext,
+    slot: Slot,
 ) -> StreamingResponse:
-    handle, settings = await _start(request, runtime, body, context)
+    handle, settings = await _start(request, runtime, body, context, slot)
     completion = Completion(AGENT_MODEL)
 
     async def chunks() -> AsyncIterator[str]:

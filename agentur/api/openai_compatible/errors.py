@@ -13,8 +13,10 @@ from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from agentur.ai.gateway_errors import ContextLengthExceededError
+from agentur.api.problems import RETRY_LATER, pool_timeout_detail, retry_after
 from agentur.errors import AgenturError
 
 # OpenAI's `type` per status; anything else is a server error.
@@ -29,7 +31,7 @@ ERROR_TYPES = {
     422: "invalid_request_error",
     429: "rate_limit_error",
 }
-ERROR_CODES = {401: "invalid_api_key", 402: "insufficient_quota"}
+ERROR_CODES = {401: "invalid_api_key", 402: "insufficient_quota", 429: "rate_limit_exceeded"}
 
 
 class OpenAIError(Exception):
@@ -71,7 +73,7 @@ def error_body(status: int, message: str, param: str | None, code: str | None) -
     }
 
 
-def error_response(error: Exception) -> JSONResponse | None:
+def error_response(request: Request, error: Exception) -> JSONResponse | None:
     """The OpenAI-shaped answer to `error`, or None for errors this layer does not know."""
     if isinstance(error, OpenAIError):
         status, message, param, code = error.status, error.message, error.param, error.code
@@ -80,6 +82,8 @@ def error_response(error: Exception) -> JSONResponse | None:
         param, code = "messages", "context_length_exceeded"
     elif isinstance(error, AgenturError):
         status, message, param, code = error.status_code, error.detail, None, None
+    elif isinstance(error, PoolTimeoutError):
+        status, message, param, code = 503, pool_timeout_detail(request), None, None
     elif isinstance(error, RequestValidationError):
         first = error.errors()[0] if error.errors() else {}
         location = [str(part) for part in first.get("loc", ()) if part != "body"]
@@ -87,7 +91,9 @@ def error_response(error: Exception) -> JSONResponse | None:
         status, message, code = 400, f"{param or 'request'}: {first.get('msg', 'invalid')}", None
     else:
         return None
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if status in RETRY_LATER:
+        headers |= retry_after(request, error)
     return JSONResponse(error_body(status, message, param, code), status, headers=headers)
 
 
@@ -99,7 +105,7 @@ class OpenAIErrorRoute(APIRoute):
             try:
                 return await handler(request)
             except Exception as error:
-                response = error_response(error)
+                response = error_response(request, error)
                 if response is None:
                     raise
                 return response

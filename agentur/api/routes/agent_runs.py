@@ -18,6 +18,8 @@ from agentur.agent.prepare_run import prepare_run
 from agentur.agent.recover_dead_runs import heartbeat_stopped, recover_dead_runs
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceStore
+from agentur.api.backpressure.request_slots import RequestSlotsDep
+from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.context import RequestContext
@@ -107,7 +109,7 @@ async def _stream(handle: AgentRunHandle, cancel_on_disconnect: bool) -> AsyncIt
             "description": "The finished run; with `Accept: text/event-stream` its events.",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **problem_responses(402, 404, 502, 503),
+        **problem_responses(402, 404, 429, 502, 503),
     },
 )
 async def start_run(
@@ -115,14 +117,17 @@ async def start_run(
     request: Request,
     runtime: RuntimeDep,
     context: ContextDep,
+    slots: RequestSlotsDep,
     accept: Annotated[str | None, Header()] = None,
 ) -> RunOut | StreamingResponse:
+    slot = await slots.take(WorkKind.agent_run, context.mandate_id)
     runs, settings = await agent_run_state(request, runtime)
     deps = runtime.agent_dependencies(settings)
     prepared = await prepare_run(
         body.prompt, body.config, context, deps, workflow_id=body.workflow_id
     )
     handle = runs.start(prepared, deps)
+    slot.last_until(handle.task)  # the run's whole life, also past a client that went away
     if "text/event-stream" in (accept or ""):
         return StreamingResponse(
             _stream(handle, settings.agent_cancel_on_disconnect),

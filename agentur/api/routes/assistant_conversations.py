@@ -26,7 +26,9 @@ from agentur.api.assistant_dependencies import (
     CallerDep,
     CredentialsBoxDep,
 )
-from agentur.api.dependencies import RuntimeDep, SessionDep
+from agentur.api.backpressure.request_slots import RequestSlotsDep
+from agentur.api.backpressure.tenant_limits import WorkKind
+from agentur.api.dependencies import RuntimeDep, SessionDep, hand_back_connection
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import problem_responses
@@ -138,7 +140,7 @@ def _sse(event: TurnEvent) -> str:
                 "text/event-stream": {"schema": {"type": "string"}},
             },
         },
-        **problem_responses(402, 502, 503),
+        **problem_responses(402, 429, 502, 503),
     },
 )
 async def send_message(
@@ -152,8 +154,10 @@ async def send_message(
     ai: AiDep,
     caller: CallerDep,
     box: CredentialsBoxDep,
+    slots: RequestSlotsDep,
 ) -> Response:
     caller.check_assistant(assistant_id)
+    await slots.take(WorkKind.visitor_message, caller.context.mandate_id)
     events = _service(runtime, settings, ai, caller, box).send(
         assistant_id, conversation_id, body.text
     )
@@ -224,6 +228,7 @@ async def escalate_by_email(
     desk = definition.help_desk(body.help_desk)
     if desk is None:
         raise NotFoundError(f"help desk {body.help_desk} not found")
+    await hand_back_connection(session)  # the service reads with a session of its own
     messages = await _service(runtime, settings, ai, caller, box).history(
         assistant_id, conversation_id
     )

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from datetime import datetime
 from email.message import Message as MimeHeaders
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
+from fastapi import APIRouter, File, Form, Query, UploadFile, status
 from fastapi.responses import Response, StreamingResponse
-from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
-from starlette.exceptions import HTTPException
-from starlette.types import Message
 
 from agentur.api.dependencies import FileServiceDep
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import FileName, Offset, TagFilter, Tags, UploadTags
 from agentur.api.problems import AUTHENTICATED, problem_responses
-from agentur.errors import InvalidInputError, TooLargeError
+from agentur.errors import InvalidInputError
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
 from agentur.storage.paging import MAX_OFFSET
@@ -27,54 +24,12 @@ from agentur.workspace.file_listing import ListedFile
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.scopes import Scope
 
-# Multipart framing around the file part; a Content-Length beyond limit + this is refused early.
-MULTIPART_OVERHEAD = 64 * 1024
 UPLOAD_CHUNK = 1024 * 1024
 
 
-class UploadLimitRoute(APIRoute):
-    """Refuses a request body beyond the upload limit (+ framing) with 413 while it arrives.
-
-    FastAPI reads a whole multipart form, spooling the file to a temporary file, before the
-    endpoint runs; a check in the endpoint would come after a huge body had been taken in.
-    The exact limit on the file's bytes is still enforced by the blob store."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-        if self.body_field is None:
-            return handler  # FastAPI reads no body for it (GET /v1/files: the busiest route)
-
-        async def limited(request: Request) -> Response:
-            max_bytes = request.app.state.runtime.settings.max_upload_bytes
-            allowed = max_bytes + MULTIPART_OVERHEAD
-            too_large = TooLargeError(f"upload exceeds the limit of {max_bytes} bytes")
-            declared = request.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > allowed:
-                raise too_large
-            received = 0
-
-            async def receive() -> Message:
-                nonlocal received
-                message = await request.receive()
-                received += len(message.get("body", b""))
-                if received > allowed:
-                    raise too_large
-                return message
-
-            try:
-                return await handler(Request(request.scope, receive))
-            except HTTPException as error:
-                # FastAPI reports any failure while reading a body as 400; keep our 413.
-                if error.__cause__ is too_large:
-                    raise too_large from None
-                raise
-
-        return limited
-
-
-router = APIRouter(
-    prefix="/files", tags=["files"], route_class=UploadLimitRoute, responses=AUTHENTICATED
-)
+# The upload limit is enforced before the body is read (agentur.api.backpressure.body_limits)
+# and exactly on the file's bytes by the blob store.
+router = APIRouter(prefix="/files", tags=["files"], responses=AUTHENTICATED)
 NOT_FOUND = problem_responses(404)
 NOT_FOUND_OR_CONFLICT = problem_responses(404, 409)
 

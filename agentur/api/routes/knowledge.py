@@ -9,6 +9,8 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
+from agentur.api.backpressure.request_slots import RequestSlotsDep
+from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, SessionDep
 from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
@@ -75,10 +77,15 @@ class IndexOut(BaseModel):
     indexed_at: datetime | None = None
 
 
-@router.post("/knowledge/search")
+@router.post("/knowledge/search", responses=problem_responses(429, 503))
 async def search_knowledge(
-    body: SearchIn, runtime: RuntimeDep, session: SessionDep, context: ContextDep
+    body: SearchIn,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    context: ContextDep,
+    slots: RequestSlotsDep,
 ) -> SearchOut:
+    await slots.take(WorkKind.search, context.mandate_id)
     store = knowledge_store(runtime)
     result = await store.search.search(
         session,

@@ -13,6 +13,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 
+from agentur.api.backpressure.request_slots import RequestSlotsDep
+from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.openai_compatible import agent_completion, assistant_completion, gateway_completion
 from agentur.api.openai_compatible.embeddings import EmbeddingRequest, embed
@@ -72,13 +74,21 @@ async def get_model(model_id: str, runtime: RuntimeDep, context: ContextDep) -> 
 
 @router.post("/chat/completions", response_model=None)
 async def chat_completions(
-    body: ChatCompletionRequest, request: Request, runtime: RuntimeDep, context: ContextDep
+    body: ChatCompletionRequest,
+    request: Request,
+    runtime: RuntimeDep,
+    context: ContextDep,
+    slots: RequestSlotsDep,
 ) -> dict[str, Any] | Response:
+    # Each answer holds its mandate's slot until its last byte (see RequestSlots); a run
+    # holds it to the run's end.
     if body.model == agent_completion.AGENT_MODEL:
+        slot = await slots.take(WorkKind.agent_run, context.mandate_id)
         if body.stream:
-            return await agent_completion.stream(request, runtime, body, context)
-        return await agent_completion.complete(request, runtime, body, context)
+            return await agent_completion.stream(request, runtime, body, context, slot)
+        return await agent_completion.complete(request, runtime, body, context, slot)
     if assistant_id := assistant_completion.assistant_id(body.model):
+        await slots.take(WorkKind.visitor_message, context.mandate_id)
         if body.stream:
             chunks = await assistant_completion.stream(runtime, body, assistant_id, context)
         else:
@@ -91,6 +101,7 @@ async def chat_completions(
             raise OpenAIError(
                 400, f"{body.model} is not a chat model", param="model", code="invalid_model"
             )
+        await slots.take(WorkKind.model_call, context.mandate_id)
         if not body.stream:
             return await gateway_completion.complete(runtime.ai, body, spec, context)
         chunks = await gateway_completion.stream(runtime.ai, body, spec, context)
@@ -99,8 +110,9 @@ async def chat_completions(
 
 @router.post("/embeddings")
 async def embeddings(
-    body: EmbeddingRequest, runtime: RuntimeDep, context: ContextDep
+    body: EmbeddingRequest, runtime: RuntimeDep, context: ContextDep, slots: RequestSlotsDep
 ) -> dict[str, Any]:
+    await slots.take(WorkKind.model_call, context.mandate_id)
     return await embed(runtime.ai, body, context)
 
 

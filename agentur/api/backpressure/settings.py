@@ -1,0 +1,59 @@
+"""Settings of the per-tenant limits on expensive work (per worker, see `tenant_limits`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agentur.config import PartSettings
+
+
+class BackpressureSettings(PartSettings):
+    tenant_max_agent_runs: int = Field(
+        default=8,
+        ge=1,
+        le=10_000,
+        description="Agent runs one mandate may have going at once on one worker (API and "
+        "`/openai/v1` model `agentur-agent`; a run counts until it ends); more get 429.",
+    )
+    tenant_max_model_calls: int = Field(
+        default=16,
+        ge=1,
+        le=10_000,
+        description="Gateway model calls one mandate may have going at once on one worker "
+        "through `/openai/v1/chat/completions` (a stream counts until it ends); more get 429.",
+    )
+    tenant_max_searches: int = Field(
+        default=8,
+        ge=1,
+        le=10_000,
+        description="Knowledge searches one mandate may have going at once on one worker; "
+        "more get 429.",
+    )
+    tenant_max_visitor_messages: int = Field(
+        default=16,
+        ge=1,
+        le=10_000,
+        description="Visitor messages (and `/openai/v1` `assistant:<id>` turns) of one "
+        "mandate's assistants answered at once on one worker; more get 429.",
+    )
+    worker_max_expensive_requests: int = Field(
+        default=64,
+        ge=1,
+        le=100_000,
+        description="Agent runs, model calls, searches and visitor messages of all mandates "
+        "together that one worker takes at once; more get 503.",
+    )
+    admission_wait_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="How long an expensive request waits for a free slot under these limits "
+        "before it is answered 429 (its mandate's limit) or 503 (the worker's).",
+    )
+    retry_after_seconds: int = Field(
+        default=2,
+        ge=1,
+        le=3_600,
+        description="`Retry-After` of a 429 or 503 that says the server is saturated (these "
+        "limits, no free database connection).",
+    )
