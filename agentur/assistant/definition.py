@@ -24,6 +24,7 @@ from pydantic import (
 
 from agentur.egress.parse_url import UrlRefusedError, parse_url
 from agentur.json_numbers import JsonInt
+from agentur.wire_values import WireText
 
 LANGUAGES = ("en", "de", "fr", "it", "es")
 Language = Literal["en", "de", "fr", "it", "es"]
@@ -230,10 +231,15 @@ class ApiEndpoint(Strict):
         return value
 
 
+# An HTTP field name (RFC 9110 token), also fine as a query parameter name.
+HEADER_NAME = r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$"
+
+
 class ApiCredential(Strict):
     kind: Literal["bearer", "header", "query"] = "bearer"
-    name: str = "Authorization"  # header or query parameter name
-    value: str = Field(min_length=1)
+    name: str = Field(default="Authorization", pattern=HEADER_NAME)  # header or query name
+    # Sent as a header value or query value: one line (`WireText`), bounded.
+    value: WireText = Field(min_length=1, max_length=4096)
 
 
 class ApiCatalog(Strict):

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field, field_validator
 
+from agentur.assistant.call_api import ApiLimits
 from agentur.config import PartSettings
 from agentur.egress.policy import AllowList
+from agentur.egress.settings import allowed_hosts
 
 
 class AssistantSettings(PartSettings):
@@ -112,8 +114,8 @@ class AssistantSettings(PartSettings):
     assistant_api_allowed_hosts: str = Field(
         default="",
         description="Comma-separated `host`, `host:port` or CIDR entries an API catalog may "
-        "call although they are not global (a trusted internal API); narrower than allowing "
-        "all.",
+        "call although they are not global (a trusted internal API), besides those of "
+        "`AGENTUR_EGRESS_ALLOWED_HOSTS`; narrower than allowing all.",
     )
     smtp_host: str | None = Field(
         default=None, description="SMTP server for e-mail escalation. Empty: e-mail is off."
@@ -146,7 +148,17 @@ class AssistantSettings(PartSettings):
 
     @property
     def api_allowed(self) -> AllowList:
-        return AllowList.parse(self.assistant_api_allowed_hosts)
+        """The egress exceptions of every outbound connection plus the catalogs' own."""
+        return allowed_hosts() | AllowList.parse(self.assistant_api_allowed_hosts)
+
+    def api_limits(self) -> ApiLimits:
+        return ApiLimits(
+            self.assistant_api_timeout_seconds,
+            self.assistant_api_max_response_bytes,
+            self.assistant_api_max_redirects,
+            self.assistant_api_allow_private_targets,
+            self.api_allowed,
+        )
 
     @property
     def preflight_mode(self) -> str:

@@ -1,5 +1,6 @@
 """Connections of one caller: their personal ones plus their mandate's shared ones. Every query
-is bound to the caller's mandate; shared connections are changed by mandate admins only."""
+is bound to the caller's mandate; shared connections are changed by mandate admins only.
+Settings naming a server the egress rule refuses are not saved (422)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.assistant.credentials_box import CredentialsBox
-from agentur.connections.kinds import Credentials, validate_settings
+from agentur.connections.kinds import ConnectionSettingsModel, Credentials, validate_settings
+from agentur.connections.reach import check_saved_targets
+from agentur.connections.settings import ConnectionSettings
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.models.connections import Connection
@@ -77,7 +80,7 @@ class ConnectionService:
         neutralize: bool = False,
     ) -> Connection:
         self._require_change(shared)
-        checked = validate_settings(kind, settings)
+        checked = await _checked_settings(kind, settings)
         connection = Connection(
             mandate_id=self.context.mandate_id,
             owner_id=None if shared else self.context.user_id,
@@ -99,7 +102,8 @@ class ConnectionService:
             connection.display_name = _display_name(change.display_name)
         if change.settings is not None:
             merged = {**settings_of(connection), **change.settings}
-            connection.settings_json = validate_settings(connection.kind, merged).model_dump_json()
+            checked = await _checked_settings(connection.kind, merged)
+            connection.settings_json = checked.model_dump_json()
         if change.credentials is not None:
             connection.sealed_credentials = self.box.seal_text(change.credentials.model_dump_json())
         if change.neutralize is not None:
@@ -125,6 +129,12 @@ class ConnectionService:
 
     async def commit(self) -> None:
         await self.session.commit()
+
+
+async def _checked_settings(kind: str, settings: dict[str, Any]) -> ConnectionSettingsModel:
+    checked = validate_settings(kind, settings)
+    await check_saved_targets(kind, checked, ConnectionSettings().connection_timeout_seconds)
+    return checked
 
 
 def settings_of(connection: Connection) -> dict[str, Any]:

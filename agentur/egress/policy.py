@@ -52,6 +52,9 @@ class AllowList:
     def __bool__(self) -> bool:
         return bool(self.hosts or self.networks)
 
+    def __or__(self, other: AllowList) -> AllowList:
+        return AllowList(self.hosts | other.hosts, self.networks + other.networks)
+
     def allows_host(self, host: str, host_port: str) -> bool:
         return host in self.hosts or host_port in self.hosts
 
