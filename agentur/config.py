@@ -30,6 +30,8 @@ class PartSettings(BaseSettings):
         env_prefix="AGENTUR_",
         toml_file="agentur.toml",
         extra="ignore",
+        # An invalid setting is named with the problem, never echoed: it may be a password.
+        hide_input_in_errors=True,
     )
 
     @classmethod

@@ -12,6 +12,7 @@ from agentur.assistant.call_api import ApiLimits
 from agentur.config import PartSettings
 from agentur.egress.policy import AllowList
 from agentur.egress.settings import allowed_hosts
+from agentur.wire_values import WireText
 
 
 class AssistantSettings(PartSettings):
@@ -117,14 +118,15 @@ class AssistantSettings(PartSettings):
         "call although they are not global (a trusted internal API), besides those of "
         "`AGENTUR_EGRESS_ALLOWED_HOSTS`; narrower than allowing all.",
     )
-    smtp_host: str | None = Field(
+    # Sent in SMTP commands: one line each (a start-up error otherwise).
+    smtp_host: WireText | None = Field(
         default=None, description="SMTP server for e-mail escalation. Empty: e-mail is off."
     )
     smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP port.")
-    smtp_username: str | None = Field(default=None, description="SMTP login (optional).")
-    smtp_password: str | None = Field(default=None, description="SMTP password (optional).")
+    smtp_username: WireText | None = Field(default=None, description="SMTP login (optional).")
+    smtp_password: WireText | None = Field(default=None, description="SMTP password (optional).")
     smtp_starttls: bool = Field(default=True, description="Upgrade the SMTP link with STARTTLS.")
-    smtp_sender: str = Field(
+    smtp_sender: WireText = Field(
         default="assistant@localhost", description="From address of escalation e-mails."
     )
     assistant_alert_webhook_url: str | None = Field(
