@@ -18,6 +18,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from agentur.names import DEFAULT_MAX_NAME_LENGTH, MAX_NAME_LENGTH_CEILING
+
 MEBIBYTE = 1024 * 1024
 
 
@@ -64,7 +66,11 @@ class Settings(PartSettings):
         default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
     )
     max_name_length: int = Field(
-        default=255, ge=1, le=1024, description="Longest file or folder name."
+        default=DEFAULT_MAX_NAME_LENGTH,
+        ge=1,
+        le=MAX_NAME_LENGTH_CEILING,
+        description="Longest name of anything a user names (files, folders, connections, "
+        "assistants, flows, workflows, …).",
     )
     default_read_window: int = Field(
         default=20_000,

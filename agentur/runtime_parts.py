@@ -18,6 +18,7 @@ from agentur.config import Settings
 from agentur.features.feature_data import FeatureData
 from agentur.features.result_cache import ResultCache
 from agentur.features.settings import FeatureSettings
+from agentur.names import use_max_name_length
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from agentur.storage.migrate import upgrade_database
@@ -38,6 +39,10 @@ class RuntimeParts:
     feature_settings: FeatureSettings = field(default_factory=FeatureSettings, repr=False)
     # Feature-data query results of this worker (T6), shared by every run and request.
     _feature_data: FeatureData | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # Request models check names while they are parsed, before any part is at hand.
+        use_max_name_length(self.settings.max_name_length)
 
     @property
     def feature_data(self) -> FeatureData:

@@ -11,6 +11,7 @@ from agentur.agent.dependencies import AgentDependencies
 from agentur.agent.trace import TraceStore
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.names import name_from_text
 from agentur.storage.models import new_id
 from agentur.workflows.service import WorkflowService
 
@@ -54,7 +55,7 @@ async def prepare_run(
     async with runtime.database.transaction() as session:
         workflows = WorkflowService(session, context)
         if workflow_id is None:
-            workflow = await workflows.create(prompt.strip()[:WORKFLOW_TITLE_CHARS])
+            workflow = await workflows.create(name_from_text(prompt, WORKFLOW_TITLE_CHARS))
         else:
             workflow = await workflows.get(workflow_id)  # 404 for anyone else's
             limit = deps.settings.agent_history_messages

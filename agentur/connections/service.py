@@ -17,7 +17,8 @@ from agentur.connections.kinds import ConnectionSettingsModel, Credentials, vali
 from agentur.connections.reach import check_saved_targets
 from agentur.connections.settings import ConnectionSettings
 from agentur.context import RequestContext
-from agentur.errors import ForbiddenError, InvalidInputError, NotFoundError
+from agentur.errors import ForbiddenError, NotFoundError
+from agentur.names import clean_name
 from agentur.storage.models.connections import Connection
 
 MAX_ERROR_CHARS = 500
@@ -85,7 +86,7 @@ class ConnectionService:
             mandate_id=self.context.mandate_id,
             owner_id=None if shared else self.context.user_id,
             kind=kind,
-            display_name=_display_name(display_name),
+            display_name=clean_name(display_name, "display_name"),
             settings_json=checked.model_dump_json(),
             sealed_credentials=self.box.seal_text(credentials.model_dump_json()),
             neutralize=neutralize,
@@ -99,7 +100,7 @@ class ConnectionService:
         connection = await self.get(connection_id)
         self._require_change(connection.owner_id is None)
         if change.display_name is not None:
-            connection.display_name = _display_name(change.display_name)
+            connection.display_name = clean_name(change.display_name, "display_name")
         if change.settings is not None:
             merged = {**settings_of(connection), **change.settings}
             checked = await _checked_settings(connection.kind, merged)
@@ -153,10 +154,3 @@ def describe(connection: Connection) -> dict[str, Any]:
         "status": connection.status,
         "last_error": connection.last_error,
     }
-
-
-def _display_name(name: str) -> str:
-    name = name.strip()
-    if not name or len(name) > 200:
-        raise InvalidInputError("display_name must be 1 to 200 characters")
-    return name
