@@ -81,6 +81,13 @@ async def find_mandate_by_name(session: AsyncSession, name: str) -> Mandate:
     return mandate
 
 
+async def find_mandate(session: AsyncSession, mandate_id: str) -> Mandate:
+    mandate = await session.get(Mandate, mandate_id)
+    if mandate is None:
+        raise NotFoundError(f"mandate {mandate_id} not found")
+    return mandate
+
+
 async def feature_instance_in_mandate(
     session: AsyncSession, feature_instance_id: str, mandate_id: str
 ) -> FeatureInstance | None:

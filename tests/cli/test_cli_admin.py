@@ -102,3 +102,39 @@ def test_a_key_name_follows_the_name_rule(tmp_path: Path, monkeypatch: pytest.Mo
         assert refused.stderr.count("\n") == 1 and refused.stdout == ""
     issued = runner.invoke(cli, ["keys", "create", "ann@acme.test", "--name", " Cafe\u0301 CI "])
     assert issued.exit_code == 0 and issued.stdout.startswith("agt_"), issued.output
+
+
+def test_the_operator_sets_a_mandates_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in cli_env(tmp_path / "data").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["mandates", "create", "acme"]).exit_code == 0
+    shown = runner.invoke(cli, ["mandates", "budget", "acme"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.strip() == (
+        "balance_chf=none monthly_limit_chf=none spent_this_month_chf=0.00 allow_unpriced=false"
+    )
+    raised = runner.invoke(
+        cli,
+        ["mandates", "budget", "acme", "--balance", "100", "--top-up", "25.5",
+         "--monthly-limit", "500", "--allow-unpriced"],
+    )  # fmt: skip
+    assert raised.exit_code == 0, raised.output
+    assert raised.stdout.strip() == (
+        "balance_chf=125.50 monthly_limit_chf=500.00 spent_this_month_chf=0.00 allow_unpriced=true"
+    )
+    removed = runner.invoke(cli, ["mandates", "budget", "acme", "--monthly-limit", "none"])
+    assert "monthly_limit_chf=none" in removed.stdout, removed.output
+    for args, message in (
+        (["--balance", "lots"], "--balance takes an amount"),
+        (["--top-up", "-5"], "amount_chf must be above 0"),
+        (["--balance", "1e999"], "finite number"),
+    ):
+        refused = runner.invoke(cli, ["mandates", "budget", "acme", *args])
+        assert refused.exit_code == 1 and message in refused.stderr, refused.output
+        assert refused.stderr.count("\n") == 1
+    unknown = runner.invoke(cli, ["mandates", "budget", "nope"])
+    assert unknown.exit_code == 1 and "no mandate named 'nope'" in unknown.stderr
