@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, field_validator
+from pydantic import AfterValidator, BaseModel, Field, field_validator
 
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+CONTROL_CLASS = r"\x00-\x08\x0a-\x1f\x7f"
+CONTROL = re.compile(f"[{CONTROL_CLASS}]")
+# The same rule as a JSON-Schema pattern, so the OpenAPI document states it.
+WIRE_PATTERN = f"^[^{CONTROL_CLASS}]*$"
 
 
 def wire_problem(value: str) -> str | None:
@@ -31,7 +34,9 @@ def _single_line(value: str) -> str:
     return value
 
 
-WireText = Annotated[str, AfterValidator(_single_line)]
+WireText = Annotated[
+    str, AfterValidator(_single_line), Field(json_schema_extra={"pattern": WIRE_PATTERN})
+]
 
 
 class WireModel(BaseModel):

@@ -6,11 +6,11 @@ The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHAD
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field
 
 from agentur.assistant.call_api import ApiLimits
 from agentur.config import PartSettings
-from agentur.egress.policy import AllowList
+from agentur.egress.policy import AllowList, AllowListSetting
 from agentur.egress.settings import allowed_hosts
 from agentur.wire_values import WireText
 
@@ -112,7 +112,7 @@ class AssistantSettings(PartSettings):
         description="Let API catalogs call private, loopback, link-local and metadata "
         "addresses. Off: such base URLs (and redirects) are refused before any traffic.",
     )
-    assistant_api_allowed_hosts: str = Field(
+    assistant_api_allowed_hosts: AllowListSetting = Field(
         default="",
         description="Comma-separated `host`, `host:port` or CIDR entries an API catalog may "
         "call although they are not global (a trusted internal API), besides those of "
@@ -141,12 +141,6 @@ class AssistantSettings(PartSettings):
     assistant_replay_timezone: str = Field(
         default="UTC", description="IANA time zone of `AGENTUR_ASSISTANT_REPLAY_TIME`."
     )
-
-    @field_validator("assistant_api_allowed_hosts")
-    @classmethod
-    def _allow_list_parses(cls, value: str) -> str:
-        AllowList.parse(value)  # a typo fails at start-up, not at the first call
-        return value
 
     @property
     def api_allowed(self) -> AllowList:

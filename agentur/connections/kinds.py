@@ -10,14 +10,14 @@ connect (`agentur.connections.reach`)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from agentur.egress.parse_url import Target, UrlRefusedError, parse_host, parse_url
 from agentur.errors import InvalidInputError
-from agentur.wire_values import WireModel
+from agentur.wire_values import WireModel, WireText
 
 MAX_URL_CHARS = 2000
 
@@ -36,6 +36,10 @@ def _url(value: str) -> str:
     return value
 
 
+# A URL a connection reaches, parsed by the egress module when the settings are validated.
+EgressUrl = Annotated[str, AfterValidator(_url)]
+
+
 class ConnectionSettingsModel(WireModel):
     def targets(self) -> list[tuple[str, Target]]:
         """(setting, target) of every server this connection reaches."""
@@ -45,12 +49,7 @@ class ConnectionSettingsModel(WireModel):
 class UrlSettings(ConnectionSettingsModel):
     """Settings with one base URL, the service every request goes to."""
 
-    base_url: str = Field(min_length=8, max_length=MAX_URL_CHARS)
-
-    @field_validator("base_url")
-    @classmethod
-    def _egress_url(cls, value: str) -> str:
-        return _url(value)
+    base_url: EgressUrl = Field(min_length=8, max_length=MAX_URL_CHARS)
 
     def targets(self) -> list[tuple[str, Target]]:
         return [("base_url", parse_url(self.base_url))]
@@ -100,7 +99,7 @@ class JiraSettings(UrlSettings):
 class ClickUpSettings(UrlSettings):
     """ClickUp API v2; the personal token (`pk_…`) is the password."""
 
-    base_url: str = Field(default="https://api.clickup.com/api/v2/", max_length=MAX_URL_CHARS)
+    base_url: EgressUrl = Field(default="https://api.clickup.com/api/v2/", max_length=MAX_URL_CHARS)
 
 
 class MicrosoftSettings(ConnectionSettingsModel):
@@ -113,12 +112,9 @@ class MicrosoftSettings(ConnectionSettingsModel):
         default="https://login.microsoftonline.com/{tenant_id}/oauth2/v2.0/token",
         max_length=MAX_URL_CHARS,
     )
-    graph_url: str = Field(default="https://graph.microsoft.com/v1.0/", max_length=MAX_URL_CHARS)
-
-    @field_validator("graph_url")
-    @classmethod
-    def _egress_url(cls, value: str) -> str:
-        return _url(value)
+    graph_url: EgressUrl = Field(
+        default="https://graph.microsoft.com/v1.0/", max_length=MAX_URL_CHARS
+    )
 
     @model_validator(mode="after")
     def _egress_token_url(self) -> MicrosoftSettings:
@@ -143,14 +139,9 @@ class MicrosoftSettings(ConnectionSettingsModel):
 class McpSettings(ConnectionSettingsModel):
     """An MCP server over streamable HTTP; an optional bearer token is the password."""
 
-    url: str = Field(
+    url: EgressUrl = Field(
         min_length=8, max_length=MAX_URL_CHARS, description="The server's MCP endpoint."
     )
-
-    @field_validator("url")
-    @classmethod
-    def _egress_url(cls, value: str) -> str:
-        return _url(value)
 
     def targets(self) -> list[tuple[str, Target]]:
         return [("url", parse_url(self.url))]
@@ -159,7 +150,7 @@ class McpSettings(ConnectionSettingsModel):
 class Credentials(WireModel):
     """Write-only secrets; never returned, never in prompts, logs or traces."""
 
-    password: str = Field(default="", max_length=4096)
+    password: WireText = Field(default="", max_length=4096)
 
 
 KIND_SETTINGS: dict[str, type[ConnectionSettingsModel]] = {

@@ -13,6 +13,9 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from agentur.egress.addresses import IpAddress, parse_address
 
@@ -60,6 +63,15 @@ class AllowList:
 
     def allows_address(self, ip: IpAddress) -> bool:
         return any(ip.version == net.version and ip in net for net in self.networks)
+
+
+def _parses(value: str) -> str:
+    AllowList.parse(value)  # a typo fails at start-up, not at the first connection
+    return value
+
+
+# A setting holding allow-list entries, checked when the settings are read.
+AllowListSetting = Annotated[str, AfterValidator(_parses)]
 
 
 def _host_entry(entry: str) -> str:

@@ -7,30 +7,24 @@ from __future__ import annotations
 import logging
 from functools import cache
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from agentur.config import PartSettings
-from agentur.egress.policy import AllowList
+from agentur.egress.policy import AllowList, AllowListSetting
 
 logger = logging.getLogger(__name__)
 
 
 class EgressSettings(PartSettings):
-    egress_allowed_hosts: str = Field(
+    egress_allowed_hosts: AllowListSetting = Field(
         default="",
         description="Comma-separated `host`, `host:port` or CIDR entries exempt from the "
         "refusal of non-global addresses, for every outbound connection.",
     )
-    agent_egress_allowed_hosts: str = Field(
+    agent_egress_allowed_hosts: AllowListSetting = Field(
         default="",
         description="Deprecated name of `egress_allowed_hosts`; used only when that is empty.",
     )
-
-    @field_validator("egress_allowed_hosts", "agent_egress_allowed_hosts")
-    @classmethod
-    def _allow_list_parses(cls, value: str) -> str:
-        AllowList.parse(value)  # a typo fails at start-up, not at the first connection
-        return value
 
     @property
     def allowed(self) -> AllowList:

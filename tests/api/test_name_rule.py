@@ -97,108 +97,59 @@ def _item_routes(path: str, body: Callable[[str], dict[str, Any]], field: str) -
     }
 
 
+def _json(
+    method: str,
+    path: str,
+    field: str,
+    prepare: Callable[[httpx.AsyncClient, Member], Awaitable[dict[str, Any]]] = _nothing,
+    body: Callable[[str], dict[str, Any]] | None = None,
+    role: Role = Role.member,
+) -> Route:
+    """A JSON request to `path` (formatted with the prepared ids) naming the thing `field`."""
+
+    async def send(client, member, ids, name):  # type: ignore[no-untyped-def]
+        json = body(name) if body else {field: name}
+        return await client.request(method, path.format(**ids), json=json, headers=member.headers)
+
+    return Route(field, prepare, send, lambda r: r.json()[field], role)
+
+
+async def _upload(client, member, ids, name):  # type: ignore[no-untyped-def]
+    file = {"file": ("upload.txt", b"hi")}
+    return await client.post("/v1/files", files=file, data={"name": name}, headers=member.headers)
+
+
 ROUTES: dict[str, Route] = {
-    "POST /v1/files (upload name)": Route(
-        "name",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/files",
-            files={"file": ("upload.txt", b"hi")},
-            data={"name": name},
-            headers=member.headers,
-        ),
-        lambda r: r.json()["name"],
+    "POST /v1/files (upload name)": Route("name", _nothing, _upload, lambda r: r.json()["name"]),
+    "PATCH /v1/files/{id}": _json("PATCH", "/v1/files/{file}", "name", _file),
+    "POST /v1/files/{id}/copy": _json("POST", "/v1/files/{file}/copy", "name", _file),
+    "POST /v1/folders": _json("POST", "/v1/folders", "name"),
+    "PATCH /v1/folders/{id}": _json("PATCH", "/v1/folders/{folder}", "name", _folder),
+    "POST /v1/connections": _json("POST", "/v1/connections", "display_name", body=_connection_body),
+    "PATCH /v1/connections/{id}": _json(
+        "PATCH", "/v1/connections/{connection}", "display_name", _connection
     ),
-    "PATCH /v1/files/{id}": Route(
-        "name",
-        _file,
-        lambda client, member, ids, name: client.patch(
-            f"/v1/files/{ids['file']}", json={"name": name}, headers=member.headers
-        ),
-        lambda r: r.json()["name"],
+    "POST /v1/assistants": _json(
+        "POST", "/v1/assistants", "name", body=lambda name: shop_definition(name=name)
     ),
-    "POST /v1/files/{id}/copy": Route(
-        "name",
-        _file,
-        lambda client, member, ids, name: client.post(
-            f"/v1/files/{ids['file']}/copy", json={"name": name}, headers=member.headers
-        ),
-        lambda r: r.json()["name"],
-    ),
-    "POST /v1/folders": Route(
-        "name",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/folders", json={"name": name}, headers=member.headers
-        ),
-        lambda r: r.json()["name"],
-    ),
-    "PATCH /v1/folders/{id}": Route(
-        "name",
-        _folder,
-        lambda client, member, ids, name: client.patch(
-            f"/v1/folders/{ids['folder']}", json={"name": name}, headers=member.headers
-        ),
-        lambda r: r.json()["name"],
-    ),
-    "POST /v1/connections": Route(
-        "display_name",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/connections", json=_connection_body(name), headers=member.headers
-        ),
-        lambda r: r.json()["display_name"],
-    ),
-    "PATCH /v1/connections/{id}": Route(
-        "display_name",
-        _connection,
-        lambda client, member, ids, name: client.patch(
-            f"/v1/connections/{ids['connection']}",
-            json={"display_name": name},
-            headers=member.headers,
-        ),
-        lambda r: r.json()["display_name"],
-    ),
-    "POST /v1/assistants": Route(
-        "name",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/assistants", json=shop_definition(name=name), headers=member.headers
-        ),
-        lambda r: r.json()["name"],
-    ),
-    "PUT /v1/assistants/{id}": Route(
+    "PUT /v1/assistants/{id}": _json(
+        "PUT",
+        "/v1/assistants/{assistant}",
         "name",
         _assistant,
-        lambda client, member, ids, name: client.put(
-            f"/v1/assistants/{ids['assistant']}",
-            json=shop_definition(name=name),
-            headers=member.headers,
-        ),
-        lambda r: r.json()["name"],
+        body=lambda name: shop_definition(name=name),
     ),
     **_item_routes("faqs", _faq, "question"),
     **_item_routes("flows", _flow, "name"),
     **_item_routes("help-desks", _desk, "name"),
-    "POST /v1/features/instances": Route(
+    "POST /v1/features/instances": _json(
+        "POST",
+        "/v1/features/instances",
         "name",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/features/instances",
-            json={"feature_code": "trustee", "name": name},
-            headers=member.headers,
-        ),
-        lambda r: r.json()["name"],
+        body=lambda name: {"feature_code": "trustee", "name": name},
         role=Role.admin,
     ),
-    "POST /v1/workflows": Route(
-        "title",
-        _nothing,
-        lambda client, member, ids, name: client.post(
-            "/v1/workflows", json={"title": name}, headers=member.headers
-        ),
-        lambda r: r.json()["title"],
-    ),
+    "POST /v1/workflows": _json("POST", "/v1/workflows", "title"),
 }
 
 
