@@ -6,6 +6,8 @@ is reached; a DNS answer that changes afterwards (rebinding) has nothing left to
 
 from __future__ import annotations
 
+import asyncio
+
 from agentur.egress.addresses import parse_address, refusal
 from agentur.egress.parse_url import Target, parse_url
 from agentur.egress.policy import EgressPolicy
@@ -74,11 +76,12 @@ async def check_url(url: str, policy: EgressPolicy) -> str:
 
 async def check_saved_target(where: str, target: Target, policy: EgressPolicy) -> None:
     """The check when a setting naming `target` is saved: `EgressRuleError` (422, naming `where`
-    and the rule) for a target refused now. A name that does not resolve yet is accepted — every
-    connect checks again, as DNS answers change."""
+    and the rule) for a target refused now. A name that does not resolve (within the policy's
+    time) is accepted — every connect checks again, as DNS answers change."""
     try:
-        await checked_address(target, policy)
-    except UnresolvedHostError:
+        async with asyncio.timeout(policy.timeout_seconds):
+            await checked_address(target, policy)
+    except (UnresolvedHostError, TimeoutError):
         return
     except EgressRefusedError as error:
         raise EgressRuleError(f"{where}: {error.detail} ({RULE})") from error
