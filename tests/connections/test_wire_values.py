@@ -61,7 +61,9 @@ async def test_a_line_break_or_nul_in_any_setting_is_422(
         assert_problem(posted, 422, field)
         patched = await client.patch(url, json={"settings": {field: value}}, headers=alice.headers)
         problem = assert_problem(patched, 422, field)
-        assert name in problem["detail"] or "not a valid" in problem["detail"], problem
+        # The wire rule names the character; host and URL parsers refuse it their own way.
+        reasons = (name, "not a valid", "control characters")
+        assert any(reason in problem["detail"] for reason in reasons), problem
     stored = (await client.get(url, headers=alice.headers)).json()
     assert stored["settings"] == created.json()["settings"]
     listed = (await client.get("/v1/connections", headers=alice.headers)).json()
