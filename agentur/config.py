@@ -18,6 +18,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from agentur.names import DEFAULT_MAX_NAME_LENGTH, MAX_NAME_LENGTH_CEILING
+
 MEBIBYTE = 1024 * 1024
 
 
@@ -30,6 +32,8 @@ class PartSettings(BaseSettings):
         env_prefix="AGENTUR_",
         toml_file="agentur.toml",
         extra="ignore",
+        # An invalid setting is named with the problem, never echoed: it may be a password.
+        hide_input_in_errors=True,
     )
 
     @classmethod
@@ -100,7 +104,11 @@ class Settings(PartSettings):
         "URLs).",
     )
     max_name_length: int = Field(
-        default=255, ge=1, le=1024, description="Longest file or folder name."
+        default=DEFAULT_MAX_NAME_LENGTH,
+        ge=1,
+        le=MAX_NAME_LENGTH_CEILING,
+        description="Longest name of anything a user names (files, folders, connections, "
+        "assistants, flows, workflows, …).",
     )
     default_read_window: int = Field(
         default=20_000,

@@ -18,6 +18,7 @@ from agentur.config import Settings
 from agentur.features.feature_data import FeatureData
 from agentur.features.result_cache import ResultCache
 from agentur.features.settings import FeatureSettings
+from agentur.names import use_max_name_length
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database, PoolSizing
 from agentur.storage.migrate import upgrade_database
@@ -41,6 +42,10 @@ class RuntimeParts:
     _feature_data: FeatureData | None = field(default=None, repr=False)
     # The text of any workspace file for the tools (composed by `agentur.runtime.Runtime`).
     documents: DocumentTexts | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # Request models check names while they are parsed, before any part is at hand.
+        use_max_name_length(self.settings.max_name_length)
 
     @property
     def feature_data(self) -> FeatureData:

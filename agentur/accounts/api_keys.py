@@ -29,6 +29,7 @@ from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.errors import AuthenticationError, NotFoundError
+from agentur.names import clean_name
 from agentur.storage.models import ApiKey, Membership, User, utc_now
 
 PREFIX = "agt"
@@ -88,6 +89,7 @@ async def issue_api_key(
     name: str = "",
     expires_at: datetime | None = None,
 ) -> IssuedKey:
+    name = clean_name(name, "the key's name", required=False)
     lookup_id = secrets.token_hex(8)
     secret = secrets.token_urlsafe(32)
     row = ApiKey(

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import Role
 from agentur.errors import ConflictError, InvalidInputError, NotFoundError
+from agentur.names import clean_name
 from agentur.storage.models import FeatureInstance, Mandate, Membership, User
 from agentur.storage.unique_change import unique_change
 
@@ -20,6 +21,7 @@ async def create_user(
     conflict = f"a user with e-mail {email} exists already"
     if await _exists(session, select(User.id).where(User.email == email)):
         raise ConflictError(conflict)
+    display_name = clean_name(display_name, "display name", required=False)
     user = User(email=email, display_name=display_name, is_platform_admin=is_platform_admin)
     async with unique_change(session, conflict):
         session.add(user)
@@ -27,9 +29,7 @@ async def create_user(
 
 
 async def create_mandate(session: AsyncSession, name: str) -> Mandate:
-    name = name.strip()
-    if not name:
-        raise InvalidInputError("a mandate needs a name")
+    name = clean_name(name, "the mandate's name")
     conflict = f"a mandate named {name!r} exists already"
     if await _exists(session, select(Mandate.id).where(Mandate.name == name)):
         raise ConflictError(conflict)
@@ -78,6 +78,13 @@ async def find_mandate_by_name(session: AsyncSession, name: str) -> Mandate:
     ).scalar_one_or_none()
     if mandate is None:
         raise NotFoundError(f"no mandate named {name!r}")
+    return mandate
+
+
+async def find_mandate(session: AsyncSession, mandate_id: str) -> Mandate:
+    mandate = await session.get(Mandate, mandate_id)
+    if mandate is None:
+        raise NotFoundError(f"mandate {mandate_id} not found")
     return mandate
 
 

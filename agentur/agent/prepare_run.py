@@ -11,6 +11,7 @@ from agentur.agent.dependencies import AgentDependencies
 from agentur.agent.trace import TraceStore
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.names import name_from_text
 from agentur.storage.models import new_id
 from agentur.workflows.service import WorkflowService
 
@@ -79,7 +80,7 @@ async def prepare_run(
 
 
 def conversation_title(prompt: str) -> str:
-    return prompt.strip()[:WORKFLOW_TITLE_CHARS]
+    return name_from_text(prompt, WORKFLOW_TITLE_CHARS)
 
 
 async def _with_trace(prepared: PreparedRun, deps: AgentDependencies) -> PreparedRun:

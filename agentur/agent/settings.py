@@ -5,10 +5,9 @@ Flat names with the `agent_` prefix, so they read as `AGENTUR_AGENT_*` in the en
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
 from agentur.config import MEBIBYTE, PartSettings
-from agentur.egress.policy import AllowList
 
 
 class AgentSettings(PartSettings):
@@ -93,11 +92,6 @@ class AgentSettings(PartSettings):
     agent_egress_max_redirects: int = Field(
         default=5, ge=0, le=20, description="Redirects a tool's fetch follows (each re-checked)."
     )
-    agent_egress_allowed_hosts: str = Field(
-        default="",
-        description="Comma-separated `host`, `host:port` or CIDR entries exempt from the "
-        "refusal of non-global addresses (an intranet service you trust).",
-    )
 
     # `read_url` reads web pages for the model: tighter caps than any tool fetch, named after
     # the tool family (AGENTUR_WEB_*) because operators look for them there.
@@ -121,13 +115,3 @@ class AgentSettings(PartSettings):
                 "or live runs would be taken for dead between two heartbeats"
             )
         return self
-
-    @field_validator("agent_egress_allowed_hosts")
-    @classmethod
-    def _allow_list_parses(cls, value: str) -> str:
-        AllowList.parse(value)  # a typo fails at start-up, not at the first fetch
-        return value
-
-    @property
-    def egress_allowed(self) -> AllowList:
-        return AllowList.parse(self.agent_egress_allowed_hosts)

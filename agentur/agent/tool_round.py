@@ -18,6 +18,7 @@ from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.messages import ToolCall, ToolDefinition
 from agentur.egress.policy import EgressPolicy
+from agentur.egress.settings import allowed_hosts
 from agentur.tools.model_schema import model_schema
 from agentur.tools.run_tool import ToolLimits, ToolOutcome, run_tool
 from agentur.tools.tool import Tool, ToolContext
@@ -129,7 +130,7 @@ def egress_policy(settings: AgentSettings) -> EgressPolicy:
         timeout_seconds=settings.agent_egress_timeout_seconds,
         max_bytes=settings.agent_egress_max_bytes,
         max_redirects=settings.agent_egress_max_redirects,
-        allowed=settings.egress_allowed,
+        allowed=allowed_hosts(),
     )
 
 

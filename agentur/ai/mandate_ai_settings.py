@@ -89,14 +89,19 @@ async def load_mandate_ai_config(
     return MandateAiConfig.from_row(await settings_row(session, mandate_id), settings)
 
 
-async def update_mandate_ai_settings(
-    session: AsyncSession, mandate_id: str, changes: dict[str, Any]
-) -> MandateAiSettings:
-    """Apply the given fields (others stay); the caller commits."""
+def check_amounts(changes: dict[str, Any]) -> None:
     for name in AMOUNT_FIELDS & changes.keys():
         amount = changes[name]
         if amount is not None and not (math.isfinite(amount) and 0 <= amount <= MAX_CHF):
             raise InvalidInputError(f"{name} must be a finite number from 0 to {MAX_CHF:.0f}")
+
+
+async def update_mandate_ai_settings(
+    session: AsyncSession, mandate_id: str, changes: dict[str, Any]
+) -> MandateAiSettings:
+    """Apply the given fields (others stay), as the operator may; the caller commits. A
+    mandate admin's changes go through `billing.budget_changes.change_as_mandate_admin`."""
+    check_amounts(changes)
     row = await settings_row(session, mandate_id)
     if row is None:
         row = MandateAiSettings(mandate_id=mandate_id, custom_terms=[])

@@ -118,6 +118,7 @@ def create_app(
     app.include_router(agent_runs.router, prefix="/v1")  # agent
     for module in (models, billing, ai_settings):  # AI gateway
         app.include_router(module.router, prefix="/v1")
+    app.include_router(ai_settings.operator_router, prefix="/v1")
     # Conversations first: `/assistants/{id}/conversations` must win over `/{id}/{part}`.
     for module in (assistant_conversations, assistants):  # assistant runtime
         app.include_router(module.router, prefix="/v1")

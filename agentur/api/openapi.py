@@ -1,8 +1,9 @@
 """The OpenAPI document: FastAPI's, plus the problem schema and the limits this server runs with.
 
 Some limits are settings (longest name, largest read window, largest search), so the static
-models carry only a hard ceiling and a marker (`LIMIT_MARKER`: the setting's name); the document
-states the configured value, so a client (or schemathesis) sees exactly what the server enforces.
+models carry only a hard ceiling and a marker (`agentur.setting_limits`: the setting's name); the
+document states the configured value, so a client (or schemathesis) sees exactly what the server
+enforces.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.routing import BaseRoute
 
 from agentur.api.problems import HTTP_METHODS, STATUS_MEANINGS, Problem, problem_responses
+from agentur.setting_limits import LIMIT_MARKER
 
-LIMIT_MARKER = "x-agentur-limit"
 # Optional headers every operation with a request context reads (`get_request_context` takes
 # them from the request itself, so FastAPI does not parse them per request; the document
 # lists them).
@@ -28,11 +29,6 @@ CONTEXT_HEADERS = (
     "x-require-neutralization",
     "accept-language",
 )
-
-
-def limit_from_setting(name: str) -> dict[str, Any]:
-    """`json_schema_extra` for a field whose upper bound is the setting `name`."""
-    return {LIMIT_MARKER: name}
 
 
 def _apply_limit(schema: dict[str, Any], value: int) -> None:

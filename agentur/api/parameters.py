@@ -11,10 +11,11 @@ from typing import Annotated
 from fastapi import Query
 from pydantic import Field, WithJsonSchema
 
-from agentur.api.openapi import limit_from_setting
+from agentur.names import INVISIBLE_CLASS
+from agentur.setting_limits import limit_from_setting
 from agentur.storage.paging import MAX_OFFSET
 from agentur.workspace.file_attributes import MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN
-from agentur.workspace.names import INVISIBLE_CLASS, NAME_PATTERN
+from agentur.workspace.names import NAME_PATTERN
 
 # Text that is not only whitespace (Python's `str.strip()` also strips \x1c-\x1f).
 NOT_BLANK = r"[^\s\x1c-\x1f]"

@@ -1,7 +1,8 @@
 """Configuration of assistants (mandate API keys only): create from one whole definition,
 read, replace, delete, CRUD of FAQs / flows / help desks, the API catalog, visitor keys and
 the label set of the nightly replay. Every change re-validates the whole definition, so a
-sub-resource edit can never leave a dangling reference (e.g. a handoff to a deleted desk)."""
+sub-resource edit can never leave a dangling reference (e.g. a handoff to a deleted desk). An API
+catalog whose base URL the egress rule refuses is not saved (422); calls check it again."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition
 from agentur.assistant.knowledge_ids import check_knowledge_ids
 from agentur.context import RequestContext
+from agentur.egress.check_target import check_saved_target
+from agentur.egress.parse_url import parse_url
+from agentur.egress.policy import EgressPolicy
 from agentur.errors import ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.models.assistant import Assistant
 
@@ -55,18 +59,31 @@ def assistant_view(row: Assistant) -> dict[str, Any]:
 
 
 class AssistantService:
-    def __init__(self, session: AsyncSession, context: RequestContext, box: CredentialsBox) -> None:
+    def __init__(
+        self,
+        session: AsyncSession,
+        context: RequestContext,
+        box: CredentialsBox,
+        api_egress: EgressPolicy,
+    ) -> None:
         self.session = session
         self.context = context
         self.box = box
+        self.api_egress = api_egress  # the policy API-catalog calls are made under
         self.store = AssistantStore(session, context.mandate_id)
 
     def _require_write(self) -> None:
         if not self.context.can_write:
             raise ForbiddenError("your role may not change assistants")
 
+    async def _check_catalog(self, catalog: ApiCatalog | None) -> None:
+        if catalog is not None:
+            target = parse_url(catalog.base_url)
+            await check_saved_target("api_catalog.base_url", target, self.api_egress)
+
     async def create(self, definition: AssistantDefinition) -> Assistant:
         self._require_write()
+        await self._check_catalog(definition.api_catalog)
         await check_knowledge_ids(self.session, self.context.mandate_id, definition.knowledge)
         sealed = self._seal(definition.api_catalog)
         return await self.store.create(definition, sealed)
@@ -85,6 +102,7 @@ class AssistantService:
 
     async def replace(self, assistant_id: str, definition: AssistantDefinition) -> Assistant:
         self._require_write()
+        await self._check_catalog(definition.api_catalog)
         row = await self.store.get(assistant_id)
         await check_knowledge_ids(self.session, self.context.mandate_id, definition.knowledge)
         self._store(row, definition)
@@ -141,6 +159,7 @@ class AssistantService:
 
     async def put_catalog(self, assistant_id: str, catalog: ApiCatalog | None) -> Assistant:
         self._require_write()
+        await self._check_catalog(catalog)
         row = await self.store.get(assistant_id)
         data = catalog.model_dump(mode="json") if catalog else None
         self._store(row, parse_definition({**row.definition, "api_catalog": data}))

@@ -14,7 +14,6 @@ from agentur.ai.service import AiService
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
-from agentur.assistant.call_api import ApiLimits
 from agentur.assistant.conversation_access import ConversationAccess, new_conversation_token
 from agentur.assistant.conversation_store import ConversationStore
 from agentur.assistant.credentials_box import CredentialsBox
@@ -60,15 +59,8 @@ def build_api(
     def open_credential() -> ApiCredential | None:
         return box.open(sealed) if sealed else None
 
-    limits = ApiLimits(
-        settings.assistant_api_timeout_seconds,
-        settings.assistant_api_max_response_bytes,
-        settings.assistant_api_max_redirects,
-        settings.assistant_api_allow_private_targets,
-        settings.api_allowed,
-    )
     return AssistantApi(
-        definition.api_catalog, limits, open_credential, has_credential=bool(sealed)
+        definition.api_catalog, settings.api_limits(), open_credential, has_credential=bool(sealed)
     )
 
 

@@ -24,6 +24,8 @@ from pydantic import (
 
 from agentur.egress.parse_url import UrlRefusedError, parse_url
 from agentur.json_numbers import JsonInt
+from agentur.names import Name, OptionalName, name_rule
+from agentur.wire_values import WireText
 
 LANGUAGES = ("en", "de", "fr", "it", "es")
 Language = Literal["en", "de", "fr", "it", "es"]
@@ -59,9 +61,13 @@ Id = Annotated[str, Field(default_factory=short_id, pattern=r"^[A-Za-z0-9_-]{1,6
 WEB_ADDRESS = r"^https?://[^/?#@ \t\r\n\f\v]+([/?#][^ \t\r\n\f\v]*)?$"
 
 
+# A FAQ's question is what visitors pick it by: the name rule, with room for a sentence.
+FaqQuestion = Annotated[str, *name_rule(max_length=1_000)]
+
+
 class Faq(Strict):
     id: Id
-    question: str = Field(min_length=1, max_length=1_000)
+    question: FaqQuestion
     answer: str = Field(min_length=1, max_length=20_000)
     variants: list[str] = Field(default_factory=list, max_length=50)
     keywords: list[str] = Field(default_factory=list, max_length=50)
@@ -108,7 +114,7 @@ class AskStep(Strict):
 
 
 class ChoiceOption(Strict):
-    label: str = Field(min_length=1)
+    label: Name
     value: str = Field(min_length=1)
     next_step: str | None = None  # a step id; None continues with the next step
 
@@ -148,7 +154,7 @@ FlowStep = Annotated[
 
 class Flow(Strict):
     id: Id
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     trigger_examples: list[str] = Field(default_factory=list, max_length=50)
     keywords: list[str] = Field(default_factory=list, max_length=50)
     steps: list[FlowStep] = Field(min_length=1, max_length=100)
@@ -199,7 +205,7 @@ class OpeningHours(Strict):
 
 class EscalationOption(Strict):
     kind: Literal["email", "phone", "chat"]
-    label: str = ""
+    label: OptionalName = ""
     address: str = Field(min_length=1, description="E-mail address, phone number or chat queue")
     # Options without hours are always available (e.g. e-mail).
     hours: OpeningHours | None = None
@@ -207,7 +213,7 @@ class EscalationOption(Strict):
 
 class HelpDesk(Strict):
     id: Id
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     description: str = ""
     options: list[EscalationOption] = Field(min_length=1, max_length=10)
 
@@ -230,10 +236,15 @@ class ApiEndpoint(Strict):
         return value
 
 
+# An HTTP field name (RFC 9110 token), also fine as a query parameter name.
+HEADER_NAME = r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$"
+
+
 class ApiCredential(Strict):
     kind: Literal["bearer", "header", "query"] = "bearer"
-    name: str = "Authorization"  # header or query parameter name
-    value: str = Field(min_length=1)
+    name: str = Field(default="Authorization", pattern=HEADER_NAME)  # header or query name
+    # Sent as a header value or query value: one line (`WireText`), bounded.
+    value: WireText = Field(min_length=1, max_length=4096)
 
 
 class ApiCatalog(Strict):
@@ -287,7 +298,7 @@ class KnowledgeScope(Strict):
 
 
 class AssistantDefinition(Strict):
-    name: str = Field(min_length=1, max_length=200)
+    name: Name
     instructions: str = Field(default="", max_length=20_000)
     languages: list[Language] = Field(
         default_factory=lambda: ["en"], min_length=1, max_length=len(LANGUAGES)

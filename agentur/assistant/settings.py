@@ -6,10 +6,13 @@ The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHAD
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field
 
+from agentur.assistant.call_api import ApiLimits
 from agentur.config import PartSettings
-from agentur.egress.policy import AllowList
+from agentur.egress.policy import AllowList, AllowListSetting
+from agentur.egress.settings import allowed_hosts
+from agentur.wire_values import WireText
 
 
 class AssistantSettings(PartSettings):
@@ -109,20 +112,21 @@ class AssistantSettings(PartSettings):
         description="Let API catalogs call private, loopback, link-local and metadata "
         "addresses. Off: such base URLs (and redirects) are refused before any traffic.",
     )
-    assistant_api_allowed_hosts: str = Field(
+    assistant_api_allowed_hosts: AllowListSetting = Field(
         default="",
         description="Comma-separated `host`, `host:port` or CIDR entries an API catalog may "
-        "call although they are not global (a trusted internal API); narrower than allowing "
-        "all.",
+        "call although they are not global (a trusted internal API), besides those of "
+        "`AGENTUR_EGRESS_ALLOWED_HOSTS`; narrower than allowing all.",
     )
-    smtp_host: str | None = Field(
+    # Sent in SMTP commands: one line each (a start-up error otherwise).
+    smtp_host: WireText | None = Field(
         default=None, description="SMTP server for e-mail escalation. Empty: e-mail is off."
     )
     smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP port.")
-    smtp_username: str | None = Field(default=None, description="SMTP login (optional).")
-    smtp_password: str | None = Field(default=None, description="SMTP password (optional).")
+    smtp_username: WireText | None = Field(default=None, description="SMTP login (optional).")
+    smtp_password: WireText | None = Field(default=None, description="SMTP password (optional).")
     smtp_starttls: bool = Field(default=True, description="Upgrade the SMTP link with STARTTLS.")
-    smtp_sender: str = Field(
+    smtp_sender: WireText = Field(
         default="assistant@localhost", description="From address of escalation e-mails."
     )
     assistant_alert_webhook_url: str | None = Field(
@@ -138,15 +142,19 @@ class AssistantSettings(PartSettings):
         default="UTC", description="IANA time zone of `AGENTUR_ASSISTANT_REPLAY_TIME`."
     )
 
-    @field_validator("assistant_api_allowed_hosts")
-    @classmethod
-    def _allow_list_parses(cls, value: str) -> str:
-        AllowList.parse(value)  # a typo fails at start-up, not at the first call
-        return value
-
     @property
     def api_allowed(self) -> AllowList:
-        return AllowList.parse(self.assistant_api_allowed_hosts)
+        """The egress exceptions of every outbound connection plus the catalogs' own."""
+        return allowed_hosts() | AllowList.parse(self.assistant_api_allowed_hosts)
+
+    def api_limits(self) -> ApiLimits:
+        return ApiLimits(
+            self.assistant_api_timeout_seconds,
+            self.assistant_api_max_response_bytes,
+            self.assistant_api_max_redirects,
+            self.assistant_api_allow_private_targets,
+            self.api_allowed,
+        )
 
     @property
     def preflight_mode(self) -> str:

@@ -253,3 +253,7 @@ feature_commands.register(app, run_with_runtime, cli_errors, agent_commands._loc
 from agentur.cli import connection_commands  # noqa: E402
 
 connection_commands.register(app, run_with_runtime, fail, agent_commands._local_context)
+
+from agentur.cli import budget_commands  # noqa: E402
+
+budget_commands.register(mandates_app, run_with_runtime, cli_errors)

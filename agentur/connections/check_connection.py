@@ -6,13 +6,21 @@ from __future__ import annotations
 import asyncio
 import imaplib
 from contextlib import suppress
+from typing import TypeVar
 
 from agentur.connections.clickup_client import check as check_clickup
 from agentur.connections.graph_client import GraphAccess
 from agentur.connections.graph_client import check as check_graph
 from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import check as check_jira
-from agentur.connections.kinds import MailSettings, McpSettings, MicrosoftSettings
+from agentur.connections.kinds import (
+    ConnectionSettingsModel,
+    MailSettings,
+    McpSettings,
+    MicrosoftSettings,
+    UrlSettings,
+    validate_settings,
+)
 from agentur.connections.mail_client import MailAccess, check_smtp, open_imap
 from agentur.connections.mcp_client import McpAccess
 from agentur.connections.mcp_client import check as check_mcp
@@ -25,10 +33,21 @@ from agentur.storage.models.connections import Connection
 PROBE_BYTES = 1024 * 1024  # a PROPFIND of the base alone
 
 
+Model = TypeVar("Model", bound=ConnectionSettingsModel)
+
+
+def stored_settings(connection: Connection, model: type[Model]) -> Model:
+    """The stored settings, validated again: a row saved by an older version that the rules now
+    refuse fails here with a clear reason (`InvalidInputError`), before any connect."""
+    settings = validate_settings(connection.kind, settings_of(connection))
+    assert isinstance(settings, model), (connection.kind, model)
+    return settings
+
+
 def mail_access(
     service: ConnectionService, connection: Connection, timeout_seconds: float
 ) -> MailAccess:
-    settings = MailSettings.model_validate(settings_of(connection))
+    settings = stored_settings(connection, MailSettings)
     return MailAccess(settings, service.credentials(connection).password, timeout_seconds)
 
 
@@ -37,10 +56,10 @@ def http_access(
 ) -> HttpAccess:
     """WebDAV (username + password) and Jira (account e-mail + API token) over basic auth;
     ClickUp with its token as the Authorization header."""
-    settings = settings_of(connection)
-    username = settings.get("username") or settings.get("email") or ""
+    settings = stored_settings(connection, UrlSettings)
+    username = getattr(settings, "username", "") or getattr(settings, "email", "")
     password = service.credentials(connection).password
-    base_url = str(settings["base_url"]).rstrip("/") + "/"
+    base_url = settings.base_url.rstrip("/") + "/"
     token_header = connection.kind == "clickup"
     return HttpAccess(base_url, username, password, timeout_seconds, max_bytes, token_header)
 
@@ -48,7 +67,7 @@ def http_access(
 def graph_access(
     service: ConnectionService, connection: Connection, timeout_seconds: float, max_bytes: int
 ) -> GraphAccess:
-    settings = MicrosoftSettings.model_validate(settings_of(connection))
+    settings = stored_settings(connection, MicrosoftSettings)
     secret = service.credentials(connection).password
     return GraphAccess(settings, secret, timeout_seconds, max_bytes)
 
@@ -56,8 +75,8 @@ def graph_access(
 async def _check_mail(access: MailAccess) -> None:
     settings = access.settings
     timeout = access.timeout_seconds
-    imap_address = await pinned_address(settings.imap_host, settings.imap_port, timeout)
-    smtp_address = await pinned_address(settings.smtp_host, settings.smtp_port, timeout)
+    imap_address = await pinned_address(settings.imap_target, timeout)
+    smtp_address = await pinned_address(settings.smtp_target, timeout)
 
     def run() -> None:
         imap = open_imap(access, imap_address)
@@ -85,7 +104,7 @@ async def check_connection(
         elif connection.kind == "microsoft":
             await check_graph(graph_access(service, connection, timeout_seconds, PROBE_BYTES))
         elif connection.kind == "mcp":
-            url = McpSettings.model_validate(settings_of(connection)).url
+            url = stored_settings(connection, McpSettings).url
             token = service.credentials(connection).password
             await check_mcp(McpAccess(url, token, timeout_seconds))
         else:

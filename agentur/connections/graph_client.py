@@ -41,7 +41,7 @@ class GraphAccess:
         )
 
     async def token(self) -> str:
-        url = self.settings.token_url.replace("{tenant_id}", quote(self.settings.tenant_id))
+        url = self.settings.token_endpoint
         form = {
             "grant_type": "client_credentials",
             "client_id": self.settings.client_id,

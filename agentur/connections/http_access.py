@@ -1,6 +1,6 @@
-"""HTTP to a connected service through the egress module: the connection's own host:port is
-allowed for that connection only, redirects are checked hop by hop, bodies are capped, the
-whole exchange has a deadline. Credentials go in the Authorization header, never in URLs."""
+"""HTTP to a connected service through the egress module: every request and every redirect hop
+is checked by the egress rule and connects to the checked address, bodies are capped, the whole
+exchange has a deadline. Credentials go in the Authorization header, never in URLs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import httpx
 
 from agentur.connections.reach import connection_policy
 from agentur.egress.fetch import egress_client, read_capped
-from agentur.egress.parse_url import parse_url
 from agentur.errors import AgenturError, NotFoundError
 
 
@@ -36,8 +35,7 @@ class HttpAccess:
     token_header: bool = False
 
     def client(self) -> httpx.AsyncClient:
-        target = parse_url(self.base_url)
-        client = egress_client(connection_policy(target.host_port, self.timeout_seconds))
+        client = egress_client(connection_policy(self.timeout_seconds, self.max_bytes))
         if self.token_header:
             client.headers["Authorization"] = self.password
         elif self.username or self.password:

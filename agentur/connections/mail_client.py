@@ -1,6 +1,10 @@
 """IMAP and SMTP with the standard library (imaplib, smtplib): blocking, so callers run these
 functions in a worker thread. Sockets connect to the address the egress check returned (the
-host name is kept for TLS verification), never to a second DNS answer."""
+host name is kept for TLS verification), never to a second DNS answer.
+
+Every string argument of an IMAP command is sent as a quoted string (`imap_string`: one line,
+`\\` and `"` escaped) or as a literal — never bare: imaplib's own `login` sends the user name
+as it is, so a user name with CR LF could add commands of its own."""
 
 from __future__ import annotations
 
@@ -11,12 +15,14 @@ import re
 import smtplib
 import socket
 import ssl
+from contextlib import suppress
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any
 
 from agentur.connections.kinds import MailSettings, Security
 from agentur.errors import AgenturError, InvalidInputError, NotFoundError, TooLargeError
+from agentur.wire_values import wire_problem
 
 
 class MailError(AgenturError):
@@ -71,20 +77,72 @@ class MailAccess:
     timeout_seconds: float
 
 
+def imap_string(value: str, what: str = "an IMAP argument") -> bytes:
+    """`value` as an IMAP quoted string (RFC 3501): one line, `\\` and `"` escaped."""
+    if problem := wire_problem(value):
+        raise InvalidInputError(f"{what} {problem}")
+    return b'"' + value.replace("\\", "\\\\").replace('"', '\\"').encode() + b'"'
+
+
+@dataclass(frozen=True, slots=True)
+class LoginArguments:
+    user: bytes  # a quoted string
+    password: bytes  # a quoted string, or the bytes of a literal
+    literal: bool
+
+
+def login_arguments(user: str, password: str) -> LoginArguments:
+    """LOGIN's arguments, checked before anything is sent: both quoted; a password that is not
+    ASCII goes as a literal (its UTF-8 bytes, which a quoted string may not carry)."""
+    quoted_user = imap_string(user, "the user name")
+    if password.isascii():
+        return LoginArguments(quoted_user, imap_string(password, "the password"), literal=False)
+    if problem := wire_problem(password):
+        raise InvalidInputError(f"the password {problem}")
+    return LoginArguments(quoted_user, password.encode(), literal=True)
+
+
+def login(imap: imaplib.IMAP4, arguments: LoginArguments) -> None:
+    """What `IMAP4.login` does, with the arguments quoted (it has no hook for that). imaplib
+    sends one literal per command, always last — the password's place."""
+    sent = [arguments.user]
+    if arguments.literal:
+        imap.literal = arguments.password
+    else:
+        sent.append(arguments.password)
+    status, data = imap._simple_command("LOGIN", *sent)
+    if status != "OK":
+        raise imap.error(data[-1])
+    imap.state = "AUTH"
+
+
+def _connect_imap(access: MailAccess, address: str) -> imaplib.IMAP4:
+    settings = access.settings
+    if settings.imap_security is Security.tls:
+        return _PinnedIMAP4SSL(
+            address, settings.imap_host, settings.imap_port, access.timeout_seconds
+        )
+    imap = _PinnedIMAP4(address, settings.imap_host, settings.imap_port, access.timeout_seconds)
+    if settings.imap_security is Security.starttls:
+        try:
+            imap.starttls(ssl.create_default_context())
+        except BaseException:
+            imap.shutdown()
+            raise
+    return imap
+
+
 def open_imap(access: MailAccess, address: str) -> imaplib.IMAP4:
     settings = access.settings
+    arguments = login_arguments(settings.username, access.password)  # before any traffic
     try:
-        if settings.imap_security is Security.tls:
-            imap: imaplib.IMAP4 = _PinnedIMAP4SSL(
-                address, settings.imap_host, settings.imap_port, access.timeout_seconds
-            )
-        else:
-            imap = _PinnedIMAP4(
-                address, settings.imap_host, settings.imap_port, access.timeout_seconds
-            )
-            if settings.imap_security is Security.starttls:
-                imap.starttls(ssl.create_default_context())
-        imap.login(settings.username, access.password)
+        imap = _connect_imap(access, address)
+        try:
+            login(imap, arguments)
+        except BaseException:
+            with suppress(OSError):
+                imap.shutdown()
+            raise
     except (OSError, imaplib.IMAP4.error) as error:
         raise MailError(f"IMAP {settings.imap_host}:{settings.imap_port}: {error}") from error
     return imap
@@ -111,16 +169,10 @@ def list_mailboxes(imap: imaplib.IMAP4) -> list[str]:
 
 
 def select(imap: imaplib.IMAP4, mailbox: str) -> None:
-    quoted = '"' + mailbox.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    quoted = imap_string(mailbox, "the mailbox name").decode()
     status, data = imap.select(quoted, readonly=True)
     if status != "OK":
         raise NotFoundError(f"mailbox {mailbox!r} cannot be opened")
-
-
-def quote(value: str) -> bytes:
-    if any(c in value for c in "\r\n"):
-        raise InvalidInputError("search values must be single-line")
-    return b'"' + value.replace("\\", "\\\\").replace('"', '\\"').encode() + b'"'
 
 
 def search(imap: imaplib.IMAP4, criteria: list[bytes]) -> list[int]:

@@ -1,9 +1,9 @@
 """Talking to a connected MCP server (streamable HTTP) with the official `mcp` SDK.
 
 One short session per operation (list, call): nothing stays open between tool calls, so a run
-holds no sockets and a restarted server is simply reached again. The endpoint is checked by
-the egress module first, with the connection's own host:port allowed for this connection only.
-Errors become `SourceError` with the server's message, never the token.
+holds no sockets and a restarted server is simply reached again. Every request (redirects
+included) goes through the egress transport: checked by the egress rule, connected to the
+checked address. Errors become `SourceError` with the server's message, never the token.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mcp.shared.exceptions import MCPError
 from agentur.connections.http_access import SourceError
 from agentur.connections.reach import connection_policy
 from agentur.egress.check_target import check_url
-from agentur.egress.parse_url import parse_url
+from agentur.egress.pinned_transport import Httpx2EgressTransport
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +35,21 @@ class McpAccess:
 
 @asynccontextmanager
 async def _session(access: McpAccess, statuses: list[int]) -> AsyncIterator[Client]:
-    target = parse_url(access.url)
-    await check_url(access.url, connection_policy(target.host_port, access.timeout_seconds))
+    policy = connection_policy(access.timeout_seconds)
+    # Refused here with a clear reason; the transport checks every request (and hop) again.
+    await check_url(access.url, policy)
     headers = {"Authorization": f"Bearer {access.token}"} if access.token else {}
 
     async def record(response: httpx2.Response) -> None:
         statuses.append(response.status_code)  # the SDK's own errors do not name the status
 
     http = httpx2.AsyncClient(
-        headers=headers, timeout=access.timeout_seconds, event_hooks={"response": [record]}
+        headers=headers,
+        timeout=access.timeout_seconds,
+        event_hooks={"response": [record]},
+        # The SDK follows no redirects; any request it makes is checked and pinned here.
+        transport=Httpx2EgressTransport(policy),
+        trust_env=False,  # a proxy from the environment would hide the real target
     )
     async with Client(streamable_http_client(access.url, http_client=http)) as client:
         yield client

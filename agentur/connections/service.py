@@ -1,5 +1,6 @@
 """Connections of one caller: their personal ones plus their mandate's shared ones. Every query
-is bound to the caller's mandate; shared connections are changed by mandate admins only."""
+is bound to the caller's mandate; shared connections are changed by mandate admins only.
+Settings naming a server the egress rule refuses are not saved (422)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.assistant.credentials_box import CredentialsBox
-from agentur.connections.kinds import Credentials, validate_settings
+from agentur.connections.kinds import ConnectionSettingsModel, Credentials, validate_settings
+from agentur.connections.reach import check_saved_targets
+from agentur.connections.settings import ConnectionSettings
 from agentur.context import RequestContext
-from agentur.errors import ForbiddenError, InvalidInputError, NotFoundError
+from agentur.errors import ForbiddenError, NotFoundError
+from agentur.names import clean_name
 from agentur.storage.models.connections import Connection
 
 MAX_ERROR_CHARS = 500
@@ -77,12 +81,12 @@ class ConnectionService:
         neutralize: bool = False,
     ) -> Connection:
         self._require_change(shared)
-        checked = validate_settings(kind, settings)
+        checked = await _checked_settings(kind, settings)
         connection = Connection(
             mandate_id=self.context.mandate_id,
             owner_id=None if shared else self.context.user_id,
             kind=kind,
-            display_name=_display_name(display_name),
+            display_name=clean_name(display_name, "display_name"),
             settings_json=checked.model_dump_json(),
             sealed_credentials=self.box.seal_text(credentials.model_dump_json()),
             neutralize=neutralize,
@@ -96,10 +100,11 @@ class ConnectionService:
         connection = await self.get(connection_id)
         self._require_change(connection.owner_id is None)
         if change.display_name is not None:
-            connection.display_name = _display_name(change.display_name)
+            connection.display_name = clean_name(change.display_name, "display_name")
         if change.settings is not None:
             merged = {**settings_of(connection), **change.settings}
-            connection.settings_json = validate_settings(connection.kind, merged).model_dump_json()
+            checked = await _checked_settings(connection.kind, merged)
+            connection.settings_json = checked.model_dump_json()
         if change.credentials is not None:
             connection.sealed_credentials = self.box.seal_text(change.credentials.model_dump_json())
         if change.neutralize is not None:
@@ -127,6 +132,12 @@ class ConnectionService:
         await self.session.commit()
 
 
+async def _checked_settings(kind: str, settings: dict[str, Any]) -> ConnectionSettingsModel:
+    checked = validate_settings(kind, settings)
+    await check_saved_targets(kind, checked, ConnectionSettings().connection_timeout_seconds)
+    return checked
+
+
 def settings_of(connection: Connection) -> dict[str, Any]:
     return json.loads(connection.settings_json)
 
@@ -143,10 +154,3 @@ def describe(connection: Connection) -> dict[str, Any]:
         "status": connection.status,
         "last_error": connection.last_error,
     }
-
-
-def _display_name(name: str) -> str:
-    name = name.strip()
-    if not name or len(name) > 200:
-        raise InvalidInputError("display_name must be 1 to 200 characters")
-    return name

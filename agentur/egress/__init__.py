@@ -1,4 +1,5 @@
-"""The one way out (T3, S7, S9): every outbound request a tool, the assistant or a webhook
-makes goes through this part — strict URL parsing, refusal of every address that is not
-globally routable, the connection pinned to the address that was checked, redirects checked
-hop by hop, and explicit size and time limits."""
+"""The one way out: every outbound connection a user can aim — tools, connections (HTTP, IMAP,
+SMTP, MCP), assistants' API catalogs — goes through this part: strict URL and host parsing,
+refusal of every address that is not globally routable unless the operator lists it
+(`settings.py`), the connection pinned to the address that was checked, redirects checked hop
+by hop, and explicit size and time limits."""

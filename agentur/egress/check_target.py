@@ -6,16 +6,34 @@ is reached; a DNS answer that changes afterwards (rebinding) has nothing left to
 
 from __future__ import annotations
 
+import asyncio
+
 from agentur.egress.addresses import parse_address, refusal
 from agentur.egress.parse_url import Target, parse_url
 from agentur.egress.policy import EgressPolicy
-from agentur.errors import ForbiddenError
+from agentur.errors import ForbiddenError, InvalidInputError
 
 INTERNAL_NAMES = frozenset({"localhost", "metadata.google.internal", "metadata", "instance-data"})
 
 
 class EgressRefusedError(ForbiddenError):
     title = "Egress refused"
+
+
+class UnresolvedHostError(EgressRefusedError):
+    """The host name has no address (now): nothing to connect to, nothing reached."""
+
+
+class EgressRuleError(InvalidInputError):
+    """A setting names a target the egress rule refuses: 422 when it is saved."""
+
+    title = "Egress refused"
+
+
+RULE = (
+    "the egress rule allows only globally routable addresses unless the operator lists the "
+    "target in AGENTUR_EGRESS_ALLOWED_HOSTS"
+)
 
 
 def _is_internal_name(host: str) -> bool:
@@ -33,9 +51,9 @@ async def checked_address(target: Target, policy: EgressPolicy) -> str:
         try:
             addresses = await policy.resolve(target.host, target.port)
         except (OSError, UnicodeError) as error:
-            raise EgressRefusedError(f"host {target.host!r} does not resolve") from error
+            raise UnresolvedHostError(f"host {target.host!r} does not resolve") from error
         if not addresses:
-            raise EgressRefusedError(f"host {target.host!r} does not resolve")
+            raise UnresolvedHostError(f"host {target.host!r} does not resolve")
     if not (named or policy.allow_private):
         # Every answer must pass: a resolver may hand out any of them, and the first one is
         # not more trustworthy than the rest.
@@ -54,3 +72,16 @@ async def checked_address(target: Target, policy: EgressPolicy) -> str:
 async def check_url(url: str, policy: EgressPolicy) -> str:
     """Parse and check `url` (see `parse_url`, `checked_address`); returns the address."""
     return await checked_address(parse_url(url), policy)
+
+
+async def check_saved_target(where: str, target: Target, policy: EgressPolicy) -> None:
+    """The check when a setting naming `target` is saved: `EgressRuleError` (422, naming `where`
+    and the rule) for a target refused now. A name that does not resolve (within the policy's
+    time) is accepted — every connect checks again, as DNS answers change."""
+    try:
+        async with asyncio.timeout(policy.timeout_seconds):
+            await checked_address(target, policy)
+    except (UnresolvedHostError, TimeoutError):
+        return
+    except EgressRefusedError as error:
+        raise EgressRuleError(f"{where}: {error.detail} ({RULE})") from error

@@ -1,6 +1,7 @@
-"""Strict parsing of an outbound URL, before any address check.
+"""Strict parsing of an outbound URL (or of a mail server's bare host name), before any address
+check.
 
-Only http and https; no user info (`http://trusted@evil/` confusion); no backslashes, control
+Only http and https URLs; no user info (`http://trusted@evil/` confusion); no backslashes, control
 characters or whitespace; IPv6 literals without zone ids; and an IPv4 address only in plain
 dotted decimal. Resolvers and browsers read `0177.0.0.1`, `0x7f000001`, `2130706433` and
 `127.1` as 127.0.0.1 while a naive check sees a host name, so those forms are refused with the
@@ -112,3 +113,23 @@ def parse_url(url: str) -> Target:
     if raw_port and not (raw_port.isdigit() and 0 < int(raw_port) < 65536):
         raise UrlRefusedError(f"the URL has an invalid port {raw_port!r}")
     return Target(scheme, host, int(raw_port) if raw_port else DEFAULT_PORTS[scheme], ip)
+
+
+def parse_host(raw: str, port: int, scheme: str) -> Target:
+    """The target of a bare host name (a mail server's `imap_host`), parsed exactly like a URL's
+    host: `127.1`, `0x7f000001`, zone ids and anything that is not a host are refused. A bare
+    IPv6 address may be written with or without brackets."""
+    if not isinstance(raw, str) or not raw:
+        raise UrlRefusedError("the host is empty")
+    if len(raw) > 255 or UNSAFE.search(raw):
+        raise UrlRefusedError(f"host {raw!r} is not a valid host name")
+    if ":" in raw and not raw.startswith("["):
+        if parse_address(raw.partition("%")[0]) is None:
+            raise UrlRefusedError(
+                f"host {raw!r} is not a valid host name (a host, without scheme or port)"
+            )
+        raw = f"[{raw}]"
+    if not 0 < port < 65536:
+        raise UrlRefusedError(f"port {port} is not a valid port")
+    host, ip = _host(raw)
+    return Target(scheme, host, port, ip)

@@ -13,6 +13,9 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from agentur.egress.addresses import IpAddress, parse_address
 
@@ -52,11 +55,23 @@ class AllowList:
     def __bool__(self) -> bool:
         return bool(self.hosts or self.networks)
 
+    def __or__(self, other: AllowList) -> AllowList:
+        return AllowList(self.hosts | other.hosts, self.networks + other.networks)
+
     def allows_host(self, host: str, host_port: str) -> bool:
         return host in self.hosts or host_port in self.hosts
 
     def allows_address(self, ip: IpAddress) -> bool:
         return any(ip.version == net.version and ip in net for net in self.networks)
+
+
+def _parses(value: str) -> str:
+    AllowList.parse(value)  # a typo fails at start-up, not at the first connection
+    return value
+
+
+# A setting holding allow-list entries, checked when the settings are read.
+AllowListSetting = Annotated[str, AfterValidator(_parses)]
 
 
 def _host_entry(entry: str) -> str:

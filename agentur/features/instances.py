@@ -15,6 +15,7 @@ from agentur.context import RequestContext
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.features.schema import TableSchema
 from agentur.features.trustee import feature as trustee
+from agentur.names import clean_name
 from agentur.storage.models import FeatureInstance
 
 
@@ -93,7 +94,10 @@ async def create_instance(
             f"unknown feature {feature_code!r}; known: {', '.join(sorted(FEATURES))}"
         )
     instance = FeatureInstance(
-        mandate_id=context.mandate_id, feature_code=feature_code, name=name, agent_hints=agent_hints
+        mandate_id=context.mandate_id,
+        feature_code=feature_code,
+        name=clean_name(name, "the instance's name", required=False),
+        agent_hints=agent_hints,
     )
     session.add(instance)
     await session.flush()

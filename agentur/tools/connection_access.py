@@ -94,10 +94,7 @@ async def graph_connection(
 
 
 async def with_imap(mail: MailConnection, work: Callable[[imaplib.IMAP4], Result]) -> Result:
-    settings = mail.access.settings
-    address = await pinned_address(
-        settings.imap_host, settings.imap_port, mail.access.timeout_seconds
-    )
+    address = await pinned_address(mail.access.settings.imap_target, mail.access.timeout_seconds)
 
     def run() -> Result:
         imap = open_imap(mail.access, address)

@@ -16,9 +16,9 @@ import jsonschema
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
+from agentur.connections.check_connection import stored_settings
 from agentur.connections.kinds import McpSettings
 from agentur.connections.mcp_client import McpAccess, call_remote_tool, list_remote_tools
-from agentur.connections.service import settings_of
 from agentur.connections.settings import ConnectionSettings
 from agentur.errors import InvalidInputError
 from agentur.tools.connection_access import connection_service
@@ -90,7 +90,7 @@ async def load_mcp_tools(context: ToolContext) -> list[Tool]:
                 connection.display_name,
                 connection.neutralize,
                 McpAccess(
-                    McpSettings.model_validate(settings_of(connection)).url,
+                    stored_settings(connection, McpSettings).url,
                     service.credentials(connection).password,
                     timeout,
                 ),

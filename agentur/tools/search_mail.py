@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentur.connections.mail_client import headers, quote, search, select
+from agentur.connections.mail_client import headers, imap_string, search, select
 from agentur.tools.connection_access import mail_connection, shown_fields, with_imap
 from agentur.tools.tool import Tool, ToolContext
 
@@ -35,7 +35,7 @@ def _criteria(args: SearchMailArguments) -> list[bytes]:
     for key, value in (("FROM", args.from_), ("TO", args.to), ("SUBJECT", args.subject),
                        ("TEXT", args.text)):  # fmt: skip
         if value:
-            criteria += [key.encode(), quote(value)]
+            criteria += [key.encode(), imap_string(value, f"the {key.lower()} value")]
     for key, day in (("SINCE", args.since), ("BEFORE", args.before)):
         if day:
             # IMAP dates use English month names whatever the process locale is.

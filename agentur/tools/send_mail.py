@@ -64,9 +64,7 @@ async def send_mail(args: SendMailArguments, context: ToolContext) -> dict[str, 
                 filename=file.name,
             )  # fmt: skip
             attached.append(file.name)
-    address = await pinned_address(
-        settings.smtp_host, settings.smtp_port, mail.access.timeout_seconds
-    )
+    address = await pinned_address(settings.smtp_target, mail.access.timeout_seconds)
     reply = await asyncio.to_thread(send, mail.access, address, message)
     return {
         "sent": True,

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext, utc_now
 from agentur.errors import NotFoundError
+from agentur.names import clean_name
 from agentur.storage.models import Workflow, WorkflowMessage
 from agentur.storage.paging import page
 
@@ -23,7 +24,7 @@ class WorkflowService:
             mandate_id=self.context.mandate_id,
             owner_id=self.context.user_id,
             feature_instance_id=self.context.feature_instance_id,
-            title=title[:500],
+            title=clean_name(title, "title", required=False),
         )
         self.session.add(workflow)
         await self.session.flush()

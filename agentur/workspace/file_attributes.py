@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from agentur.errors import InvalidInputError
-from agentur.workspace.names import INVISIBLE_CLASS, refuse_invisible
+from agentur.names import INVISIBLE_CLASS, refuse_invisible
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 100

@@ -10,6 +10,7 @@ Used by tests/api/test_openapi_contract.py and by the CLI
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import schemathesis
@@ -17,6 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
 from agentur.connections.kinds import validate_settings
+from agentur.egress.check_target import EgressRefusedError, checked_address
+from agentur.egress.policy import EgressPolicy
 from agentur.errors import InvalidInputError
 from agentur.workspace.file_attributes import MAX_TAGS
 from tests.api.contract_feature_cases import repair_feature_case
@@ -94,16 +97,24 @@ def _upload_rules_kept(case: Any) -> bool:
     return sum(len(str(value).split(",")) for value in values) <= MAX_TAGS
 
 
+async def _resolves_publicly(host: str, port: int) -> list[str]:
+    return ["93.184.215.14"]  # never used to connect: only literals and names are judged
+
+
 def _connection_settings_fit(method: str, body: Any) -> bool:
-    """A connection's `settings` follow its kind (each kind's own model); a PATCH merges them
-    into the current settings, so only the stored kind can judge them."""
+    """A connection's `settings` follow its kind (each kind's own model) and name no target
+    the egress rule refuses by its spelling alone (an IP literal, `localhost`); a PATCH merges
+    them into the current settings, so only the stored kind can judge them."""
     if not isinstance(body, dict) or "settings" not in body:
         return True
     if method == "PATCH":
         return body.get("settings") is None
     try:
-        validate_settings(str(body.get("kind")), body.get("settings") or {})
-    except InvalidInputError:
+        settings = validate_settings(str(body.get("kind")), body.get("settings") or {})
+        policy = EgressPolicy(resolve=_resolves_publicly)
+        for _, target in settings.targets():
+            asyncio.run(checked_address(target, policy))
+    except (InvalidInputError, EgressRefusedError):
         return False
     return True
 

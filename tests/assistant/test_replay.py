@@ -36,9 +36,9 @@ LABELS = [
 async def _assistant(runtime: Runtime, tenants: Tenants) -> str:
     member = await tenants.member()
     async with runtime.database.transaction() as session:
-        service = AssistantService(
-            session, member.context, CredentialsBox.from_settings(None, runtime.settings.data_dir)
-        )
+        box = CredentialsBox.from_settings(None, runtime.settings.data_dir)
+        egress = AssistantSettings().api_limits().egress
+        service = AssistantService(session, member.context, box, egress)
         row = await service.create(AssistantDefinition.model_validate(shop_definition()))
         return row.id
 

@@ -66,6 +66,9 @@ def test_admin_commands_and_their_errors(tmp_path: Path) -> None:
         (("users", "create", "not-an-address"), "e-mail"),
         (("keys", "create", "nobody@x.test"), "no user"),
         (("keys", "revoke", "no-such-key"), "no API key"),
+        # The one name rule (agentur/names.py) holds for names given on the command line too.
+        (("mandates", "create", "acme\u202eevil"), "U+202E"),
+        (("mandates", "create", "x" * 2_000), "longer than 255 characters"),
     ],
 )
 def test_cli_errors_are_one_line(
@@ -84,3 +87,54 @@ def test_cli_errors_are_one_line(
     assert result.exit_code == 1, result.output
     assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
     assert result.stdout == ""
+
+
+def test_a_key_name_follows_the_name_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in cli_env(tmp_path / "data").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["mandates", "create", "default"]).exit_code == 0
+    assert runner.invoke(cli, ["users", "create", "ann@acme.test"]).exit_code == 0
+    for label, message in (("ci\u202ebot", "U+202E"), ("ci\x00", "U+0000")):
+        refused = runner.invoke(cli, ["keys", "create", "ann@acme.test", "--name", label])
+        assert refused.exit_code == 1 and message in refused.stderr, refused.output
+        assert refused.stderr.count("\n") == 1 and refused.stdout == ""
+    issued = runner.invoke(cli, ["keys", "create", "ann@acme.test", "--name", " Cafe\u0301 CI "])
+    assert issued.exit_code == 0 and issued.stdout.startswith("agt_"), issued.output
+
+
+def test_the_operator_sets_a_mandates_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in cli_env(tmp_path / "data").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["mandates", "create", "acme"]).exit_code == 0
+    shown = runner.invoke(cli, ["mandates", "budget", "acme"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.strip() == (
+        "balance_chf=none monthly_limit_chf=none spent_this_month_chf=0.00 allow_unpriced=false"
+    )
+    raised = runner.invoke(
+        cli,
+        ["mandates", "budget", "acme", "--balance", "100", "--top-up", "25.5",
+         "--monthly-limit", "500", "--allow-unpriced"],
+    )  # fmt: skip
+    assert raised.exit_code == 0, raised.output
+    assert raised.stdout.strip() == (
+        "balance_chf=125.50 monthly_limit_chf=500.00 spent_this_month_chf=0.00 allow_unpriced=true"
+    )
+    removed = runner.invoke(cli, ["mandates", "budget", "acme", "--monthly-limit", "none"])
+    assert "monthly_limit_chf=none" in removed.stdout, removed.output
+    for args, message in (
+        (["--balance", "lots"], "--balance takes an amount"),
+        (["--top-up", "-5"], "amount_chf must be above 0"),
+        (["--balance", "1e999"], "finite number"),
+    ):
+        refused = runner.invoke(cli, ["mandates", "budget", "acme", *args])
+        assert refused.exit_code == 1 and message in refused.stderr, refused.output
+        assert refused.stderr.count("\n") == 1
+    unknown = runner.invoke(cli, ["mandates", "budget", "nope"])
+    assert unknown.exit_code == 1 and "no mandate named 'nope'" in unknown.stderr

@@ -38,12 +38,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def imap_server() -> Iterator[int]:
+def imap_server(password: str = IMAP_PASSWORD) -> Iterator[int]:
     pymap = shutil.which("pymap") or str(Path(sys.executable).parent / "pymap")
     port = free_port()
     process = subprocess.Popen(
         [pymap, "--host", "127.0.0.1", "--port", str(port), "--no-tls", "dict",
-         "--demo-user", IMAP_USER, "--demo-password", IMAP_PASSWORD],
+         "--demo-user", IMAP_USER, "--demo-password", password],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

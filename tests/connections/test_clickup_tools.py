@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agentur.agent.config import AgentConfig
 from agentur.agent.events import EventType
 from agentur.agent.run_agent import run_agent
@@ -16,13 +18,15 @@ from agentur.runtime import Runtime
 from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Tenants
 from tests.connections.clickup_server import CLICKUP_TOKEN, clickup_server
+from tests.egress.allowed_hosts import allow
 
 
 async def test_pages_task_comment_errors_and_test_action(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = await tenants.member("acme")
     with clickup_server() as (base_url, state):
+        allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
             service = ConnectionService(
                 session, alice.context, credentials_box(runtime.settings.data_dir)

@@ -18,11 +18,13 @@ from tests.connections.mail_servers import (
     smtp_server,
 )
 from tests.connections.webdav_server import DAV_PASSWORD, DAV_USER, webdav_server
+from tests.egress.allowed_hosts import allow
 
 
 @pytest.fixture
-def ports() -> Iterator[tuple[int, int]]:
+def ports(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, int]]:
     with imap_server() as imap_port, smtp_server() as (smtp_port, _):
+        allow(monkeypatch, imap_port, smtp_port)
         yield imap_port, smtp_port
 
 
@@ -113,10 +115,11 @@ async def test_tenants_roles_and_bad_settings(
 
 
 async def test_webdav_test_action(
-    client: httpx.AsyncClient, tenants: Tenants, tmp_path: Path
+    client: httpx.AsyncClient, tenants: Tenants, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = await tenants.member("acme")
     with webdav_server(tmp_path) as base_url:
+        allow(monkeypatch, base_url)
         for password, status in ((DAV_PASSWORD, "ok"), ("wrong", "failed")):
             created = await client.post(
                 "/v1/connections",

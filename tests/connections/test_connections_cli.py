@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from agentur.cli.main import app as cli
 from tests.cli.cli_helpers import cli_env
 from tests.connections.mail_servers import IMAP_PASSWORD, imap_server, mail_settings, smtp_server
+from tests.egress.allowed_hosts import allow
 
 
 def test_add_list_test_delete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -23,6 +24,7 @@ def test_add_list_test_delete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     made = runner.invoke(cli, ["users", "create", "ann@acme.test", "--mandate", "acme"])
     assert made.exit_code == 0, made.output
     with imap_server() as imap_port, smtp_server() as (smtp_port, _):
+        allow(monkeypatch, imap_port, smtp_port)
         settings = {**mail_settings(imap_port, smtp_port), "from_address": "ann@acme.test"}
         user = ["--user", "ann@acme.test"]
         added = runner.invoke(cli, ["connections", "add", "--kind", "mail", "--name", "Office",

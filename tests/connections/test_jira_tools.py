@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agentur.agent.config import AgentConfig
 from agentur.agent.events import EventType
 from agentur.agent.run_agent import run_agent
@@ -18,11 +20,15 @@ from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Tenants
 from tests.connections.jira_server import JIRA_EMAIL, JIRA_TOKEN, jira_server
 from tests.connections.test_mail_run import last_result
+from tests.egress.allowed_hosts import allow
 
 
-async def test_search_pages_read_comment_and_errors(runtime: Runtime, tenants: Tenants) -> None:
+async def test_search_pages_read_comment_and_errors(
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
+) -> None:
     alice = await tenants.member("acme")
     with jira_server() as (base_url, state):
+        allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
             service = ConnectionService(
                 session, alice.context, credentials_box(runtime.settings.data_dir)
@@ -82,9 +88,12 @@ async def test_search_pages_read_comment_and_errors(runtime: Runtime, tenants: T
     assert JIRA_TOKEN not in repr(provider.received)
 
 
-async def test_jira_connection_test_reports_jiras_error(runtime: Runtime, tenants: Tenants) -> None:
+async def test_jira_connection_test_reports_jiras_error(
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
+) -> None:
     alice = await tenants.member("acme")
     with jira_server() as (base_url, _):
+        allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
             service = ConnectionService(
                 session, alice.context, credentials_box(runtime.settings.data_dir)

@@ -35,11 +35,13 @@ from tests.connections.mail_servers import (
     seed,
     smtp_server,
 )
+from tests.egress.allowed_hosts import allow
 
 
 @pytest.fixture
-def mail_servers() -> Iterator[tuple[int, int, Outbox]]:
+def mail_servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, int, Outbox]]:
     with imap_server() as imap_port, smtp_server() as (smtp_port, outbox):
+        allow(monkeypatch, imap_port, smtp_port)
         seed(
             imap_port,
             message("bob@other.test", "Lunch", "Pizza at noon?"),
@@ -152,12 +154,16 @@ async def test_search_save_read_and_reply_with_attachment(
 
 
 async def test_failing_smtp_is_an_honest_error_and_another_tenant_sees_nothing(
-    runtime: Runtime, tenants: Tenants, mail_servers: tuple[int, int, Outbox]
+    runtime: Runtime,
+    tenants: Tenants,
+    mail_servers: tuple[int, int, Outbox],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     imap_port, smtp_port, outbox = mail_servers
     alice = await tenants.member("acme")
     mallory = await tenants.member("evil")
     closed_port = imap_port + 1 if imap_port + 1 != smtp_port else imap_port + 2
+    allow(monkeypatch, closed_port)  # listed, so the failure is the server's, not the rule's
     connection_id = await add_mail_connection(runtime, alice, imap_port, closed_port)
     ai, _ = scripted(
         [

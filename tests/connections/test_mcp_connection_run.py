@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -24,6 +25,7 @@ from agentur.tools.tool import ToolContext
 from tests.agent.support import Recorder, call, deps, scripted
 from tests.api.live_server import live_server
 from tests.conftest import Member, Tenants
+from tests.egress.allowed_hosts import allow
 
 TOKEN = "mcp-secret-token"
 
@@ -72,7 +74,7 @@ async def add_connection(
 
 
 async def test_an_agent_run_uses_a_tool_of_a_connected_mcp_server(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = await tenants.member("acme")
     mallory = await tenants.member("umbrella")
@@ -87,6 +89,7 @@ async def test_an_agent_run_uses_a_tool_of_a_connected_mcp_server(
         )
 
     async with live_server(weather_server(calls)) as base_url:
+        allow(monkeypatch, base_url)
         url = f"{base_url}/mcp"
         refused = await add_connection(runtime, alice, url, "wrong-token")
         assert refused is not None and "401" in refused
@@ -127,11 +130,12 @@ async def test_an_agent_run_uses_a_tool_of_a_connected_mcp_server(
 
 
 async def test_a_neutralize_connection_shows_remote_results_with_placeholders(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = await tenants.member("acme")
     calls: list[tuple[str, dict]] = []
     async with live_server(weather_server(calls)) as base_url:
+        allow(monkeypatch, base_url)
         assert (
             await add_connection(runtime, alice, f"{base_url}/mcp", TOKEN, neutralize=True) is None
         )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agentur.agent.config import AgentConfig
 from agentur.agent.events import EventType
 from agentur.agent.run_agent import run_agent
@@ -25,13 +27,15 @@ from tests.connections.graph_server import (
     graph_server,
 )
 from tests.connections.test_mail_run import last_result
+from tests.egress.allowed_hosts import allow
 
 
 async def test_list_pages_download_neutralized_and_errors(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = await tenants.member("acme")
     with graph_server() as (base, state):
+        allow(monkeypatch, base)
         settings = {
             "tenant_id": "contoso", "client_id": CLIENT_ID,
             "token_url": f"{base}/{{tenant_id}}/oauth2/v2.0/token", "graph_url": f"{base}/v1.0/",

@@ -3,6 +3,7 @@ their mandate's shared one): `request_toolbox` refuses it otherwise."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import update
 
 from agentur.agent.config import AgentConfig
@@ -15,6 +16,7 @@ from agentur.storage.models.connections import Connection
 from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Member, Tenants
 from tests.connections.test_mail_run import add_mail_connection
+from tests.egress.allowed_hosts import allow
 
 
 async def offered_tools(
@@ -34,8 +36,9 @@ async def offered_tools(
 
 
 async def test_email_toolbox_follows_working_mail_connections(
-    runtime: Runtime, tenants: Tenants
+    runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    allow(monkeypatch, 1, 2)  # the connection below names 127.0.0.1:1 and :2 (never reached)
     admin = await tenants.member("acme", Role.admin)
     member = await tenants.member("acme")
     outsider = await tenants.member("evil")

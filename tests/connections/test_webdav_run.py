@@ -25,17 +25,19 @@ from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Member, Tenants
 from tests.connections.test_mail_run import last_result
 from tests.connections.webdav_server import DAV_PASSWORD, DAV_USER, webdav_server
+from tests.egress.allowed_hosts import allow
 
 PII_TEXT = "Customer report\nContact: anna.meier@example.com, phone +41 79 123 45 67\n"
 
 
 @pytest.fixture
-def source(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
     root = tmp_path / "share"
     (root / "clients" / "2026").mkdir(parents=True)
     (root / "clients" / "2026" / "report-meier.txt").write_text(PII_TEXT)
     (root / "clients" / "notes.txt").write_text("nothing here")
     with webdav_server(root) as base_url:
+        allow(monkeypatch, base_url)
         yield base_url, root
 
 

@@ -30,6 +30,8 @@ class Listener:
     connections: int = 0
     requests: list[bytes] = field(default_factory=list)
     server: asyncio.Server | None = None
+    # Sent first and the connection closed (a mail server's greeting): no request is awaited.
+    greeting: bytes | None = None
 
     @property
     def port(self) -> int:
@@ -39,6 +41,10 @@ class Listener:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         try:
+            if self.greeting is not None:
+                writer.write(self.greeting)
+                await writer.drain()
+                return
             head = await reader.readuntil(b"\r\n\r\n")
             self.requests.append(head)
             writer.write(self.handler(head))

@@ -9,6 +9,7 @@ import pytest
 from agentur.egress.addresses import refusal
 from agentur.egress.parse_url import UrlRefusedError, parse_url
 from agentur.egress.policy import AllowList
+from agentur.egress.settings import EgressSettings
 
 
 @pytest.mark.parametrize(
@@ -121,3 +122,13 @@ def test_allow_list_accepts_hosts_ports_and_networks() -> None:
 def test_allow_list_names_a_bad_entry(entry: str) -> None:
     with pytest.raises(ValueError, match="allow-list entry"):
         AllowList.parse(f"ok.example, {entry}")
+
+
+def test_the_egress_setting_wins_over_its_deprecated_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS", "old.example:80")
+    assert EgressSettings().allowed.hosts == {"old.example:80"}  # still honoured alone
+    monkeypatch.setenv("AGENTUR_EGRESS_ALLOWED_HOSTS", "new.example:80")
+    assert EgressSettings().allowed.hosts == {"new.example:80"}
+    monkeypatch.setenv("AGENTUR_EGRESS_ALLOWED_HOSTS", "10.0.0.0/33")
+    with pytest.raises(ValueError, match="allow-list entry"):
+        EgressSettings()

@@ -3,15 +3,19 @@ different DNS answer — and the Host header still names the host."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 
 import httpcore
 import httpx
+import httpx2
 import pytest
 
+from agentur.connections.kinds import MailSettings, Security
+from agentur.connections.mail_client import MailAccess, MailError, open_imap
 from agentur.egress.check_target import EgressRefusedError
 from agentur.egress.fetch import fetch
-from agentur.egress.pinned_transport import EgressTransport
+from agentur.egress.pinned_transport import EgressTransport, Httpx2EgressTransport
 from agentur.egress.policy import AllowList, EgressPolicy
 from tests.egress.listeners import Listener, listening
 
@@ -91,3 +95,38 @@ async def test_every_answer_must_pass_not_only_the_first() -> None:
 
     with pytest.raises(EgressRefusedError, match="10.0.0.7"):
         await fetch("http://mixed.test/", EgressPolicy(resolve=mixed))
+
+
+async def test_the_httpx2_transport_of_mcp_connections_pins_too() -> None:
+    checked, loopback = await _pair()
+    try:
+        asked, resolve = rebinding("127.0.0.2", "127.0.0.1")
+        policy = EgressPolicy(allowed=AllowList.parse("127.0.0.2/32"), resolve=resolve)  # type: ignore[arg-type]
+        transport = Httpx2EgressTransport(policy)
+        async with httpx2.AsyncClient(transport=transport, trust_env=False) as client:
+            response = await client.get(f"http://rebind.test:{checked.port}/page")
+            assert response.content == b"hello" and asked == ["rebind.test"]
+            with pytest.raises(EgressRefusedError, match="loopback"):
+                await client.get(f"http://rebind.test:{checked.port}/again")
+        assert f"Host: rebind.test:{checked.port}".encode() in checked.requests[0]
+        assert loopback.connections == 0 and len(checked.requests) == 1
+    finally:
+        await checked.stop()
+        await loopback.stop()
+
+
+async def test_a_mail_socket_goes_to_the_checked_address_not_to_the_host_name() -> None:
+    """IMAP connects to the address the egress check returned; the host name (kept for TLS)
+    is never looked up again — here it does not even resolve."""
+    listener = Listener("127.0.0.1", greeting=b"* BYE bye\r\n")
+    await listener.start()
+    try:
+        settings = MailSettings(
+            username="u", from_address="u@x.test", imap_host="imap.rebind.test",
+            imap_port=listener.port, imap_security=Security.none, smtp_host="smtp.rebind.test",
+        )  # fmt: skip
+        with pytest.raises(MailError):
+            await asyncio.to_thread(open_imap, MailAccess(settings, "p", 5.0), "127.0.0.1")
+        assert listener.connections == 1
+    finally:
+        await listener.stop()

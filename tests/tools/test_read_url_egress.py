@@ -1,5 +1,6 @@
 """read_url reaches no internal address, however it is spelled, unless the deployment allows it
-(`AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS`); a listener on loopback counts every connection."""
+(`AGENTUR_EGRESS_ALLOWED_HOSTS`, or its deprecated name `AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS`);
+a listener on loopback counts every connection."""
 
 from __future__ import annotations
 
@@ -55,16 +56,20 @@ async def _read(url: str, settings: AgentSettings) -> tuple[bool, str]:
 async def test_no_connection_is_made_without_the_allow_list(
     loopback: Listener, host: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS", raising=False)
+    for name in ("AGENTUR_EGRESS_ALLOWED_HOSTS", "AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS"):
+        monkeypatch.delenv(name, raising=False)
     failed, content = await _read(f"http://{host}:{loopback.port}/", AgentSettings())
     assert failed and content.startswith("error:")
     assert loopback.connections == 0
 
 
+@pytest.mark.parametrize(
+    "setting", ["AGENTUR_EGRESS_ALLOWED_HOSTS", "AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS"]
+)
 async def test_the_allowed_host_is_reached(
-    loopback: Listener, monkeypatch: pytest.MonkeyPatch
+    loopback: Listener, monkeypatch: pytest.MonkeyPatch, setting: str
 ) -> None:
-    monkeypatch.setenv("AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS", f"127.0.0.1:{loopback.port}")
+    monkeypatch.setenv(setting, f"127.0.0.1:{loopback.port}")
     failed, content = await _read(f"http://127.0.0.1:{loopback.port}/page", AgentSettings())
     assert loopback.connections == 1 and loopback.requests[0].startswith(b"GET /page ")
     # The listener answers without a content type: reached, and refused for what it sent.

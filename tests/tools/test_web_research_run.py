@@ -38,7 +38,7 @@ async def test_a_run_with_the_web_toolbox_searches_reads_and_answers(
     alice = await tenants.member()
     web = await site({"/alps": response(ARTICLE)})
     page_url = f"http://127.0.0.1:{web.port}/alps"
-    monkeypatch.setenv("AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS", f"127.0.0.1:{web.port}")
+    monkeypatch.setenv("AGENTUR_EGRESS_ALLOWED_HOSTS", f"127.0.0.1:{web.port}")
     tavily_server.enqueue(tavily_results([("Hiking in the Swiss Alps", page_url, "Trails.")]))
     model = ScriptedProvider(
         [

@@ -11,14 +11,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agentur.errors import InvalidInputError
+from agentur.names import INVISIBLE_CLASS
 from agentur.workspace.file_attributes import validate_tags
-from agentur.workspace.names import (
-    INVISIBLE_CLASS,
-    NAME_PATTERN,
-    free_name,
-    split_extension,
-    validate_name,
-)
+from agentur.workspace.names import NAME_PATTERN, free_name, split_extension, validate_name
 
 
 @pytest.mark.parametrize(

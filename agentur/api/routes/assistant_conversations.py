@@ -29,7 +29,6 @@ from agentur.api.assistant_dependencies import (
 from agentur.api.backpressure.request_slots import RequestSlotsDep
 from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import RuntimeDep, SessionDep, hand_back_connection
-from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import problem_responses
 from agentur.api.visitor_cors import CorsDep, cors_headers, preflight_headers
@@ -42,6 +41,7 @@ from agentur.assistant.send_escalation_email import send_escalation_email
 from agentur.assistant.settings import AssistantSettings
 from agentur.errors import InvalidInputError, NotFoundError
 from agentur.runtime import Runtime
+from agentur.setting_limits import limit_from_setting
 
 router = APIRouter(
     prefix="/assistants",

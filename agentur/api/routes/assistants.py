@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Query, Response, status
 from pydantic import BaseModel, Field
 
-from agentur.api.assistant_dependencies import CredentialsBoxDep
+from agentur.api.assistant_dependencies import AssistantSettingsDep, CredentialsBoxDep
 from agentur.api.dependencies import ContextDep, SessionDep
 from agentur.api.parameters import Offset
 from agentur.api.problems import AUTHENTICATED, problem_responses
@@ -28,9 +28,9 @@ MAX_LABELS = 10_000
 
 
 def get_service(
-    session: SessionDep, context: ContextDep, box: CredentialsBoxDep
+    session: SessionDep, context: ContextDep, box: CredentialsBoxDep, settings: AssistantSettingsDep
 ) -> AssistantService:
-    return AssistantService(session, context, box)
+    return AssistantService(session, context, box, settings.api_limits().egress)
 
 
 ServiceDep = Annotated[AssistantService, Depends(get_service)]

@@ -10,7 +10,6 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool
 
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
-from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.connections.check_connection import check_connection
 from agentur.connections.kinds import KIND_SETTINGS, Credentials
@@ -21,6 +20,7 @@ from agentur.connections.service import (
     describe,
 )
 from agentur.connections.settings import ConnectionSettings
+from agentur.names import Name
 
 router = APIRouter(prefix="/connections", tags=["connections"], responses=AUTHENTICATED)
 
@@ -34,7 +34,6 @@ ServiceDep = Annotated[ConnectionService, Depends(get_service)]
 
 # The schema names the kinds there are, so clients (and schemathesis) see them.
 ConnectionKind = Literal[tuple(sorted(KIND_SETTINGS))]  # type: ignore[valid-type]
-DisplayName = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]
 
 
 class ConnectionOut(BaseModel):
@@ -52,7 +51,7 @@ class ConnectionCreate(BaseModel):
     kind: ConnectionKind = Field(
         description="What the connection reaches; `settings` follow the kind."
     )
-    display_name: DisplayName
+    display_name: Name
     settings: dict[str, Any] = Field(description="The kind's settings (checked per kind).")
     credentials: Credentials = Field(default_factory=Credentials, description="Write-only.")
     shared: StrictBool = Field(default=False, description="For the whole mandate (admins only).")
@@ -62,7 +61,7 @@ class ConnectionCreate(BaseModel):
 
 
 class ConnectionUpdate(BaseModel):
-    display_name: DisplayName | None = None
+    display_name: Name | None = None
     settings: dict[str, Any] | None = Field(default=None, description="Merged into the current.")
     credentials: Credentials | None = None
     neutralize: StrictBool | None = None

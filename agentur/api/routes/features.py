@@ -13,6 +13,7 @@ from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import ForbiddenError, InvalidInputError, TooLargeError
 from agentur.features.instances import FEATURES, create_instance, list_instances
 from agentur.features.query_tables import KNOWN_TABLES, AggregateArguments, QueryArguments
+from agentur.names import OptionalName
 
 router = APIRouter(prefix="/features", tags=["features"], responses=AUTHENTICATED)
 
@@ -28,7 +29,7 @@ FeatureCode = Literal[tuple(sorted(FEATURES))]  # type: ignore[valid-type]
 
 class InstanceCreate(BaseModel):
     feature_code: FeatureCode = Field(description="The feature.")
-    name: str = Field(default="", max_length=200)
+    name: OptionalName = ""
     agent_hints: str | None = Field(
         default=None, max_length=4000, description="Domain hints for the feature-data sub-agent."
     )

@@ -13,10 +13,10 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 
 from agentur.api.dependencies import FileServiceDep
-from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import FileName, Offset, TagFilter, Tags, UploadTags
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.errors import InvalidInputError
+from agentur.setting_limits import limit_from_setting
 from agentur.storage.models import ROOT_FOLDER_KEY
 from agentur.storage.models import File as FileRow
 from agentur.storage.paging import MAX_OFFSET

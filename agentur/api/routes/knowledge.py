@@ -12,7 +12,6 @@ from sqlalchemy import select
 from agentur.api.backpressure.request_slots import RequestSlotsDep
 from agentur.api.backpressure.tenant_limits import WorkKind
 from agentur.api.dependencies import ContextDep, FileServiceDep, RuntimeDep, SessionDep
-from agentur.api.openapi import limit_from_setting
 from agentur.api.parameters import NOT_BLANK
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.context import utc_now
@@ -21,6 +20,7 @@ from agentur.knowledge.search import MAX_QUERY_CHARS, SearchHit
 from agentur.knowledge.search_legs import SearchFilters
 from agentur.knowledge.section_reader import DEFAULT_WINDOW, MAX_WINDOW
 from agentur.knowledge.store import knowledge_store
+from agentur.setting_limits import limit_from_setting
 from agentur.storage.models.knowledge import FileContentIndex
 from agentur.workspace.scopes import Scope
 

@@ -6,17 +6,18 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, status
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from agentur.api.dependencies import SessionDep, WorkflowServiceDep
 from agentur.api.parameters import Offset
 from agentur.api.problems import AUTHENTICATED, problem_responses
+from agentur.names import OptionalName
 
 router = APIRouter(prefix="/workflows", tags=["workflows"], responses=AUTHENTICATED)
 
 
 class WorkflowCreate(BaseModel):
-    title: str = Field(default="", max_length=500)
+    title: OptionalName = ""
 
 
 class WorkflowOut(BaseModel):

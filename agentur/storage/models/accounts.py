@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from agentur.names import MAX_NAME_LENGTH_CEILING as NAME_COLUMN_LENGTH
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime, utc_now
 
 
@@ -14,7 +15,7 @@ class User(IdMixin, TimestampMixin, Base):
     __tablename__ = "users"
 
     email: Mapped[str] = mapped_column(String(320), unique=True)
-    display_name: Mapped[str] = mapped_column(String(200), default="")
+    display_name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), default="")
     is_platform_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     is_active: Mapped[bool] = mapped_column(Boolean, default=True)
 
@@ -22,7 +23,7 @@ class User(IdMixin, TimestampMixin, Base):
 class Mandate(IdMixin, TimestampMixin, Base):
     __tablename__ = "mandates"
 
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), unique=True)
 
 
 class Membership(IdMixin, TimestampMixin, Base):
@@ -43,7 +44,7 @@ class FeatureInstance(IdMixin, TimestampMixin, Base):
         ForeignKey("mandates.id", ondelete="CASCADE"), index=True
     )
     feature_code: Mapped[str] = mapped_column(String(64))
-    name: Mapped[str] = mapped_column(String(200), default="")
+    name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), default="")
     # Domain hints for the feature-data sub-agent of this instance (T6), e.g. conventions.
     agent_hints: Mapped[str | None] = mapped_column(Text, nullable=True)
 
@@ -58,7 +59,7 @@ class ApiKey(IdMixin, TimestampMixin, Base):
     mandate_id: Mapped[str] = mapped_column(
         ForeignKey("mandates.id", ondelete="CASCADE"), index=True
     )
-    name: Mapped[str] = mapped_column(String(200), default="")
+    name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), default="")
     expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)

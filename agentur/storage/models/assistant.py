@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from agentur.names import MAX_NAME_LENGTH_CEILING as NAME_COLUMN_LENGTH
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
 
 
@@ -23,7 +24,7 @@ class Assistant(IdMixin, TimestampMixin, Base):
     __tablename__ = "assistants"
 
     mandate_id: Mapped[str] = _mandate()
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH))
     # The whole definition (AssistantDefinition) without the catalog credential.
     definition: Mapped[dict] = mapped_column(JSON)
     # The API-catalog credential, Fernet-encrypted; never returned by any API.

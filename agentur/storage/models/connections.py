@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import Boolean, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from agentur.names import MAX_NAME_LENGTH_CEILING as NAME_COLUMN_LENGTH
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin
 
 
@@ -19,7 +20,7 @@ class Connection(IdMixin, TimestampMixin, Base):
         ForeignKey("users.id", ondelete="CASCADE"), nullable=True
     )
     kind: Mapped[str] = mapped_column(String(32))
-    display_name: Mapped[str] = mapped_column(String(200))
+    display_name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH))
     settings_json: Mapped[str] = mapped_column(Text, default="{}")
     sealed_credentials: Mapped[str] = mapped_column(Text, default="")
     neutralize: Mapped[bool] = mapped_column(Boolean, default=False)

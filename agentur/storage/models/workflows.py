@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from agentur.names import MAX_NAME_LENGTH_CEILING as NAME_COLUMN_LENGTH
 from agentur.storage.models.base import Base, IdMixin, TimestampMixin, UtcDateTime
 
 
@@ -20,7 +21,7 @@ class Workflow(IdMixin, TimestampMixin, Base):
     feature_instance_id: Mapped[str | None] = mapped_column(
         ForeignKey("feature_instances.id", ondelete="SET NULL"), nullable=True
     )
-    title: Mapped[str] = mapped_column(String(500), default="")
+    title: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), default="")
     # Set by the `workflow_archive` action; archived workflows leave the history list.
     archived_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
