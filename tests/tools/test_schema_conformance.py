@@ -40,7 +40,8 @@ def every_offered_schema() -> list[tuple[str, dict[str, Any]]]:
         state = ToolboxState.initial(EVERYTHING, sorted(active))
         meta = meta_tool(state)
         assert meta is not None
-        schemas.append((f"request_toolbox{sorted(state.inactive)}", tool_definition(meta).parameters))
+        offered = tool_definition(meta).parameters
+        schemas.append((f"request_toolbox{sorted(state.inactive)}", offered))
     writer = RequestContext("u", "m", Role.admin)
     for tool in exposed_tools(registry, writer, web=True).values():
         announced = mcp_tool(tool)
