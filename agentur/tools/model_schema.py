@@ -65,6 +65,8 @@ def _compact(node: Any, definitions: dict[str, Any]) -> Any:
 
 
 def _real_bound(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and (
-        abs(value) < LARGEST_BOUND
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (abs(value) < LARGEST_BOUND)
     )
