@@ -30,6 +30,7 @@ from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.billing.holder import holding_for
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.detect_language import clear_language_name
 from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
 from agentur.tools.sub_agent_port import SUB_AGENT_KEY
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
@@ -82,6 +83,8 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
         trace=TraceRecorder(prepared.run_id, prepared.context.mandate_id, prepared.trace_store),
     )
     run.conversation.add_user(prepared.prompt)
+    # Lingua's models load on first use (seconds): off the event loop.
+    run.conversation.language = await asyncio.to_thread(clear_language_name, prepared.prompt)
     pinned = run.conversation.turns[-1]
     run.extras = {
         RESULT_STORE_KEY: ResultStore(),

@@ -35,6 +35,9 @@ class ModelSpec:
     # Recover tool calls the model wrote as text (`<tool_call>…`, fenced JSON …) when the
     # server returned none — for local models whose chat template the server does not parse.
     recover_text_tool_calls: bool = False
+    # The round's context joins the user's last message (marked off) instead of being its own
+    # user turn: for chat templates that refuse two user turns in a row (Mistral, Gemma).
+    join_round_context: bool = False
 
     @property
     def id(self) -> str:

@@ -84,6 +84,12 @@ class AiSettings(PartSettings):
         description="Recover tool calls that OpenAI-compatible models write as text "
         "(`<tool_call>`, `<function=…>`, fenced JSON) when the server returns none.",
     )
+    openai_compatible_join_round_context: bool = Field(
+        default=False,
+        description="Send the agent's round context (clock, knowledge) inside the user's last "
+        "message, marked off, instead of as its own user turn — only for chat templates that "
+        "refuse two user turns in a row (Mistral, Gemma).",
+    )
     scripted: bool = Field(
         default=False,
         description="Activate the offline scripted provider (demos, tests). Never on by default.",
