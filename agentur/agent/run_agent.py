@@ -14,6 +14,7 @@ import time
 from contextlib import nullcontext
 
 from agentur.agent.budget import Budget
+from agentur.agent.check_final_answer import settle_final_answer
 from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import AgentDependencies, AgentResult, RunStatus
@@ -185,24 +186,37 @@ async def _loop(run: RunState, pinned: Message) -> str:
             except RetryRound:
                 await run.trace.flush()
                 continue
+            if not response.tool_calls:
+                try:
+                    final_text = settle_final_answer(run, response.text)
+                except RetryRound:
+                    await run.trace.flush()
+                    continue
+                run.conversation.add_assistant(final_text, ())
+                _trace_round(run, round_index, round_started, 0)
+                await run.trace.flush()
+                return final_text
             run.conversation.add_assistant(response.text, response.tool_calls)
             if response.text:
                 run.last_text = response.text
-            outcomes = (
-                await run_tools(run, offer, response.tool_calls) if response.tool_calls else []
+            outcomes = await run_tools(run, offer, response.tool_calls)
+            failed = all(outcome.is_error for outcome in outcomes)
+            run.failed_round_errors = (
+                [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
             )
-            run.trace.add(
-                TraceKind.round,
-                {"tool_calls": len(outcomes)},
-                round_index=round_index,
-                duration_ms=(time.perf_counter() - round_started) * 1000,
-            )
-            if response.tool_calls:
-                await remember_round(run, response, outcomes)
+            _trace_round(run, round_index, round_started, len(outcomes))
+            await remember_round(run, response, outcomes)
             await run.trace.flush()
-            if not response.tool_calls:
-                return response.text
     raise StopRun(
         RunStatus.max_rounds_reached,
         f"the limit of {config.max_rounds} rounds was reached",
+    )
+
+
+def _trace_round(run: RunState, round_index: int, started: float, tool_calls: int) -> None:
+    run.trace.add(
+        TraceKind.round,
+        {"tool_calls": tool_calls},
+        round_index=round_index,
+        duration_ms=(time.perf_counter() - started) * 1000,
     )
