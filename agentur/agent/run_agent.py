@@ -152,7 +152,6 @@ async def _persist_end(run: RunState, result: AgentResult) -> None:
         await record_answer(run.deps, run.prepared, result.final_text, result.status.value)
     except Exception:
         logger.exception("could not store the answer of agent run %s", result.run_id)
-    await remember_run(run, result)
     await run.trace.finish(
         RunFinish(
             status=result.status.value,
@@ -166,6 +165,9 @@ async def _persist_end(run: RunState, result: AgentResult) -> None:
             error=result.error,
         )
     )
+    # Last, once the status is final, streamed and stored: the workflow memory (its own
+    # timeout and budget) never holds a run's outcome, and its failure is only logged.
+    await remember_run(run, result)
 
 
 async def _loop(run: RunState, pinned: Message) -> str:
