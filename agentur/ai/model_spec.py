@@ -38,6 +38,9 @@ class ModelSpec:
     # The round's context joins the user's last message (marked off) instead of being its own
     # user turn: for chat templates that refuse two user turns in a row (Mistral, Gemma).
     join_round_context: bool = False
+    # llama-server's parallel slots: > 0 sends each workflow's calls to one slot (`id_slot`)
+    # so its prompt prefix stays in that slot's cache. 0: no slot is named.
+    server_slots: int = 0
 
     @property
     def id(self) -> str:

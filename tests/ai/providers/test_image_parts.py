@@ -151,3 +151,23 @@ async def test_google_sends_inline_data(
         }
     ]
     assert body["systemInstruction"] == {"parts": [{"text": "Be brief."}]}
+
+
+async def test_openai_compatible_keeps_a_workflow_on_one_server_slot(
+    http_client: httpx.AsyncClient, openai_server: WireServer
+) -> None:
+    """llama-server: `cache_prompt` always; with `server_slots` a workflow's calls name one
+    stable slot, so its prefix stays cached; without it no slot is named."""
+    slots = []
+    for server_slots, workflow in ((4, "wf-a"), (4, "wf-a"), (4, "wf-b"), (0, "wf-a")):
+        model = replace(spec("openai_compatible", "qwen"), server_slots=server_slots)
+        adapter = OpenAICompatibleProvider(
+            client=http_client, base_url=openai_server.base_url, models=[model]
+        )
+        openai_server.enqueue(openai_text("ok"))
+        request = replace(image_request(), workflow_id=workflow)
+        await adapter.complete(model, request)
+        body = openai_server.last.json
+        assert body["cache_prompt"] is True
+        slots.append(body.get("id_slot"))
+    assert slots[0] == slots[1] and 0 <= slots[0] < 4 and slots[3] is None
