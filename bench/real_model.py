@@ -23,6 +23,7 @@ import re
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -350,9 +351,12 @@ async def setup(runtime: Runtime) -> dict[str, str]:
     return {"Authorization": f"Bearer {issued.plaintext}"}
 
 
-async def main(
-    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
-) -> None:
+@asynccontextmanager
+async def running_bench(
+    base_url: str, model: str | None, data_dir: Path, call_seconds: float = 900.0
+) -> AsyncIterator[Bench]:
+    """agentur in process (fresh data dir, the bench's files uploaded and indexed) against the
+    model server at `base_url`; the slow test tier runs its tasks through this too."""
     settings = Settings(data_dir=data_dir)
     # A CPU server may read a prompt for minutes before the first token; a retry would only
     # start that over, so the bench waits instead (issue 12 has the proper limits).
@@ -385,18 +389,25 @@ async def main(
                 )
             bench = Bench(client, runtime, headers)
             count_usage(runtime, lambda: bench)
-            models = [m.id for m in runtime.ai.models()]
-            print(f"model(s): {', '.join(models)}   load average: {os.getloadavg()}")
-            print(
-                f"     {'task':<26} {'calls':>3} {'prompt':>8} {'cached':>8} {'first':>6} "
-                f"{'1st s':>7} {'400':>3} {'time':>9}  answer"
-            )
-            tasks = agent_tasks(bench) + await visitor_tasks(bench)
-            tasks = [(name, task) for name, task in tasks if only is None or only in name]
-            for name, task in tasks:
-                await bench.measure(name, task)
+            yield bench
     finally:
         await runtime.close()
+
+
+async def main(
+    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
+) -> None:
+    async with running_bench(base_url, model, data_dir, call_seconds) as bench:
+        models = [m.id for m in bench.runtime.ai.models()]
+        print(f"model(s): {', '.join(models)}   load average: {os.getloadavg()}")
+        print(
+            f"     {'task':<26} {'calls':>3} {'prompt':>8} {'cached':>8} {'first':>6} "
+            f"{'1st s':>7} {'400':>3} {'time':>9}  answer"
+        )
+        tasks = agent_tasks(bench) + await visitor_tasks(bench)
+        tasks = [(name, task) for name, task in tasks if only is None or only in name]
+        for name, task in tasks:
+            await bench.measure(name, task)
     ok = sum(r.ok for r in bench.results)
     prompt = sum(r.usage.prompt for r in bench.results)
     cached = sum(r.usage.cached for r in bench.results)
