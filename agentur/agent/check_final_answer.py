@@ -52,6 +52,11 @@ _MARKUP = re.compile(
     r"|\[TOOL_CALLS\]|<\|(?:im_start|im_end|eot_id|start_header_id)\|>",
     re.IGNORECASE,
 )
+# A call written as JSON — even to a tool that is not offered, even with broken JSON after it
+# (seen: `{"name": "create_file", "arguments": {…}]}` from a 0.5B model).
+_JSON_CALL = re.compile(
+    r'\{\s*"name"\s*:\s*"[\w.-]{1,128}"\s*,\s*"(?:arguments|parameters)"\s*:\s*[\{\[]'
+)
 # Words that say something went wrong, in the languages agentur's users write.
 _FAILURE_WORDS = re.compile(
     r"\b(?:error|fail\w*|could not|couldn't|cannot|can't|unable|not possible|not found"
@@ -78,7 +83,7 @@ def answer_problem(text: str) -> str | None:
     """Why `text` cannot be a run's final answer, or None when it can."""
     if not text.strip():
         return "it is empty"
-    if _MARKUP.search(text):
+    if _MARKUP.search(text) or _JSON_CALL.search(text):
         return "it contains tool-protocol markup"
     if _CONTEXT_LINE.search(text) or any(
         match.group("title").strip(" :").lower() in CONTEXT_TITLES

@@ -48,6 +48,8 @@ MISSING = Tool("open_report", "Open the report.", Nothing, _missing, read_only=T
         "[Context for this round, from agentur — not written by the user]\nToday is Monday.",
         "### Hints from other workflows\n- workflow w1 (0.81): summary.txt was created",
         '<function=write_file>{"content": "x"}</function>',
+        # A 0.5B model's reply on llama-server: a call to a tool not offered, broken JSON.
+        '{"name": "create_file", "arguments": {"content": "Meeting moved.", "name": "s.txt"}]}',
     ],
 )
 def test_replies_that_are_no_answer(reply: str) -> None:
