@@ -45,6 +45,20 @@ def rank_all_languages(text: str, limit: int) -> list[tuple[str, str, float]]:
     ]
 
 
+def clear_language_name(text: str) -> str:
+    """The English name of `text`'s language ("German") when lingua's best guess among all
+    languages clearly beats the runner-up (the margins of `detect_language`); "" otherwise."""
+    if len(text.strip()) < MIN_CHARS:
+        return ""
+    ranked = rank_all_languages(text, 2)
+    if not ranked:
+        return ""
+    best = ranked[0][2]
+    second = ranked[1][2] if len(ranked) > 1 else 0.0
+    needed = MIN_RATIO_SHORT if len(text.split()) <= SHORT_WORDS else MIN_RATIO
+    return ranked[0][1] if best >= needed * second else ""
+
+
 @lru_cache(maxsize=16)
 def _detector(codes: tuple[str, ...]) -> LanguageDetector:
     languages = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in codes]

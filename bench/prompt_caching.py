@@ -2,8 +2,9 @@
 
     python bench/prompt_caching.py [--rounds 10]
 
-1. The size of the agent's fixed prompt per tool set (`core`, `read_only`, `none`): the system
-   prompt plus the tool definitions as sent on the OpenAI wire (compact JSON), in tokens of
+1. The size of the agent's fixed prompt per tool set (the default `core`, `read_only`, `none`,
+   core plus each other toolbox, every toolbox): the system prompt, the tool definitions as
+   sent on the OpenAI wire (compact JSON) and the whole first-round prompt, in tokens of
    tiktoken's cl100k_base (`pip install -e '.[bench]'`; without it the ~4-characters-per-token
    estimate the gateway uses, and the bench says so).
 2. A run of `--rounds` rounds (one tool call per round, then the answer) with the core tool
@@ -50,6 +51,7 @@ from agentur.context import RequestContext, Role  # noqa: E402
 from agentur.tools.registry import ToolRegistry  # noqa: E402
 from agentur.tools.tool import Tool, ToolContext  # noqa: E402
 from agentur.tools.toolboxes import (  # noqa: E402
+    TOOLBOXES,
     ToolboxEnvironment,
     ToolboxState,
     request_toolbox_tool,
@@ -82,40 +84,59 @@ def token_counter() -> tuple[Callable[[str], int], str]:
 # -- 1. prompt size --------------------------------------------------------------------------
 
 
+FIRST_PROMPT = "Wer leitet das Projekt Seeblick und wie hoch ist das Budget?"
+
+
+def wire_tools(tools: list[Tool]) -> str:
+    wire = [
+        {
+            "type": "function",
+            "function": {"name": d.name, "description": d.description, "parameters": d.parameters},
+        }
+        for d in map(tool_definition, tools)
+    ]
+    return json.dumps(wire, ensure_ascii=False, separators=(",", ":")) if wire else ""
+
+
 def prompt_size(count: Callable[[str], int]) -> None:
+    """Per tool set: the system prompt, the tool definitions, and the whole first-round prompt
+    (system, tools, a one-line question and the round's context message without knowledge)."""
     registry = ToolRegistry.discover()
-    state = ToolboxState.initial(ToolboxEnvironment(), [])
-    system = ConversationManager(CONTEXT).system_prompt()
-    print(f"{'tool set':<10} {'tools':>5} {'system':>7} {'tool defs':>9} {'total':>6}")
-    for tool_set in ToolSet:
+    conversation = ConversationManager(CONTEXT)
+    conversation.add_user(FIRST_PROMPT)
+    system = count(conversation.system_prompt())
+    first_messages = sum(count(m.content) for m in conversation.messages())
+    print(f"{'tool set':<18} {'tools':>5} {'system':>7} {'tool defs':>9} {'first round':>11}")
+    everything = sorted(TOOLBOXES)
+    rows: list[tuple[str, ToolSet, list[str]]] = [
+        ("default (core)", ToolSet.core, []),
+        ("read_only", ToolSet.read_only, []),
+        ("none", ToolSet.none, []),
+        *((f"core + {box}", ToolSet.core, [box]) for box in everything if box != "core"),
+        ("every toolbox", ToolSet.core, everything),
+    ]
+    features = frozenset(
+        b.requires_feature_code for b in TOOLBOXES.values() if b.requires_feature_code
+    )  # noqa: E501
+    for label, tool_set, extra in rows:
+        # No connections: a connected toolbox would be active from the start in every row.
+        environment = ToolboxEnvironment(feature_codes=features if extra else frozenset())
+        state = ToolboxState.initial(environment, [])
+        state.active.update(extra)
         tools = [
             tool
             for tool in registry.all()
             if tool.toolbox in state.active
             and (tool_set is not ToolSet.read_only or tool.read_only)
         ]
-        meta = request_toolbox_tool(state)
-        if meta is not None:
+        if (meta := request_toolbox_tool(state)) is not None:
             tools.append(meta)
         if tool_set is ToolSet.none:
             tools = []
-        wire = [
-            {
-                "type": "function",
-                "function": {
-                    "name": d.name,
-                    "description": d.description,
-                    "parameters": d.parameters,
-                },
-            }
-            for d in map(tool_definition, tools)
-        ]
-        definitions = (
-            count(json.dumps(wire, ensure_ascii=False, separators=(",", ":"))) if wire else 0
-        )
+        definitions = count(wire_tools(tools)) if tools else 0
         print(
-            f"{tool_set.value:<10} {len(tools):>5} {count(system):>7} {definitions:>9} "
-            f"{count(system) + definitions:>6}"
+            f"{label:<18} {len(tools):>5} {system:>7} {definitions:>9} "
+            f"{first_messages + definitions:>11}"
         )
 
 

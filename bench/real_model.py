@@ -1,10 +1,12 @@
 """Agentur end to end against a real model behind any OpenAI-compatible server.
 
 A fixed set of agent tasks (list and read a file, write a file, answer from a file, refuse to
-invent) and visitor questions (FAQ, paraphrase, fact only in a document, out of scope, person
-request, de/fr/it/en) run in process through the HTTP API (a fresh SQLite data dir, files
-uploaded like a user would). Per task it prints success, model rounds, prompt and cached
-tokens, and wall time; then the totals and the load average.
+invent, answer a German question in German, copy a file named instead of its id, write a file
+from a document) and visitor questions (FAQ, paraphrase, fact only in a document, out of scope,
+person request, de/fr/it/en) run in process through the HTTP API (a fresh SQLite data dir, files
+uploaded like a user would). Per task it prints success, model calls, prompt and cached
+tokens, the first call's prompt tokens and seconds, HTTP 400 answers and wall time; then the
+totals per group and the load average.
 
     python bench/real_model.py http://127.0.0.1:8080/v1 [--model NAME] [--only agent|visitor|TEXT]
 
@@ -21,6 +23,7 @@ import re
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ from agentur.ai.settings import AiSettings
 from agentur.api.app import create_app
 from agentur.config import Settings
 from agentur.context import Role
+from agentur.detect_language import clear_language_name
 from agentur.knowledge.store import knowledge_store
 from agentur.runtime import Runtime
 
@@ -82,8 +86,13 @@ class Usage:
     calls: int = 0
     prompt: int = 0
     cached: int = 0
+    first_prompt: int = 0  # the task's first call: prompt tokens and seconds to its end
+    first_seconds: float = 0.0
+    http_400: int = 0
 
-    def add(self, response: AiResponse) -> None:
+    def add(self, response: AiResponse, seconds: float) -> None:
+        if not self.calls:
+            self.first_prompt, self.first_seconds = response.usage.input_tokens, seconds
         self.calls += 1
         self.prompt += response.usage.input_tokens
         self.cached += response.usage.cached_tokens
@@ -120,7 +129,11 @@ class Bench:
 
 def _row(o: Outcome) -> str:
     mark = "ok  " if o.ok else "FAIL"
-    usage = f"{o.usage.calls:>3} {o.usage.prompt:>8} {o.usage.cached:>8}"
+    u = o.usage
+    usage = (
+        f"{u.calls:>3} {u.prompt:>8} {u.cached:>8} {u.first_prompt:>6} {u.first_seconds:>6.1f}s"
+        f" {u.http_400:>3}"
+    )
     return f"{mark} {o.name:<26} {usage} {o.seconds:>8.1f}s  {o.note[:160]!r}"
 
 
@@ -130,14 +143,24 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
     stream, complete = provider.stream, provider.complete
 
     async def counted_stream(spec: Any, request: Any) -> AsyncIterator[Any]:
-        async for event in stream(spec, request):
-            if isinstance(event, StreamDone):
-                bench().usage.add(event.response)
-            yield event
+        started = time.perf_counter()
+        try:
+            async for event in stream(spec, request):
+                if isinstance(event, StreamDone):
+                    bench().usage.add(event.response, time.perf_counter() - started)
+                yield event
+        except Exception as error:
+            bench().usage.http_400 += getattr(error, "status_code", None) == 400
+            raise
 
     async def counted_complete(spec: Any, request: Any) -> AiResponse:
-        response = await complete(spec, request)
-        bench().usage.add(response)
+        started = time.perf_counter()
+        try:
+            response = await complete(spec, request)
+        except Exception as error:
+            bench().usage.http_400 += getattr(error, "status_code", None) == 400
+            raise
+        bench().usage.add(response, time.perf_counter() - started)
         return response
 
     provider.stream, provider.complete = counted_stream, counted_complete  # type: ignore[method-assign]
@@ -189,11 +212,43 @@ def agent_tasks(bench: Bench) -> list[tuple[str, Callable[[], Awaitable[tuple[bo
         run = await agent(bench, "What is the phone number of our Geneva branch, per my files?")
         return run["status"] == "completed" and not PHONE.search(run["final_text"]), _note(run)
 
+    async def german_answer() -> tuple[bool, str]:
+        run = await agent(
+            bench, "Wer leitet laut notes.txt das Projekt Alpenblick und wie hoch ist das Budget?"
+        )
+        final = run["final_text"]
+        german = clear_language_name(final) == "German"
+        facts = "Mara Keller" in final and "48" in final
+        return run["status"] == "completed" and facts and german, _note(run)
+
+    async def copy_by_name() -> tuple[bool, str]:
+        run = await agent(bench, "Create a folder named Archiv and copy notes.txt into it.")
+        folders = await bench.client.get("/v1/folders", headers=bench.headers)
+        archive = [f for f in folders.raise_for_status().json() if f["name"] == "Archiv"]
+        copied = False
+        if archive:
+            listed = await bench.client.get(
+                "/v1/files", params={"folder_id": archive[0]["id"]}, headers=bench.headers
+            )
+            copied = any("notes" in f["name"] for f in listed.raise_for_status().json()["items"])
+        return copied, _note(run)
+
+    async def write_from_document() -> tuple[bool, str]:
+        run = await agent(
+            bench,
+            "Read hours.md and write the Saturday opening hours into a new file saturday.txt.",
+        )
+        text = await file_text(bench, "saturday.txt")
+        return text is not None and "16" in text, _note(run)
+
     return [
         ("agent: list and read", list_and_read),
         ("agent: write a file", write_file),
         ("agent: answer from a file", answer_from_file),
         ("agent: refuse to invent", refuse_to_invent),
+        ("agent: German answer", german_answer),
+        ("agent: copy by name", copy_by_name),
+        ("agent: write from a document", write_from_document),
     ]
 
 
@@ -296,9 +351,12 @@ async def setup(runtime: Runtime) -> dict[str, str]:
     return {"Authorization": f"Bearer {issued.plaintext}"}
 
 
-async def main(
-    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
-) -> None:
+@asynccontextmanager
+async def running_bench(
+    base_url: str, model: str | None, data_dir: Path, call_seconds: float = 900.0
+) -> AsyncIterator[Bench]:
+    """agentur in process (fresh data dir, the bench's files uploaded and indexed) against the
+    model server at `base_url`; the slow test tier runs its tasks through this too."""
     settings = Settings(data_dir=data_dir)
     # A CPU server may read a prompt for minutes before the first token; a retry would only
     # start that over, so the bench waits instead (issue 12 has the proper limits).
@@ -331,22 +389,45 @@ async def main(
                 )
             bench = Bench(client, runtime, headers)
             count_usage(runtime, lambda: bench)
-            models = [m.id for m in runtime.ai.models()]
-            print(f"model(s): {', '.join(models)}   load average: {os.getloadavg()}")
-            print(f"     {'task':<26} {'calls':>3} {'prompt':>8} {'cached':>8} {'time':>9}  answer")
-            tasks = agent_tasks(bench) + await visitor_tasks(bench)
-            tasks = [(name, task) for name, task in tasks if only is None or only in name]
-            for name, task in tasks:
-                await bench.measure(name, task)
+            yield bench
     finally:
         await runtime.close()
+
+
+async def main(
+    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
+) -> None:
+    async with running_bench(base_url, model, data_dir, call_seconds) as bench:
+        models = [m.id for m in bench.runtime.ai.models()]
+        print(f"model(s): {', '.join(models)}   load average: {os.getloadavg()}")
+        print(
+            f"     {'task':<26} {'calls':>3} {'prompt':>8} {'cached':>8} {'first':>6} "
+            f"{'1st s':>7} {'400':>3} {'time':>9}  answer"
+        )
+        tasks = agent_tasks(bench) + await visitor_tasks(bench)
+        tasks = [(name, task) for name, task in tasks if only is None or only in name]
+        for name, task in tasks:
+            await bench.measure(name, task)
     ok = sum(r.ok for r in bench.results)
     prompt = sum(r.usage.prompt for r in bench.results)
     cached = sum(r.usage.cached for r in bench.results)
     seconds = sum(r.seconds for r in bench.results)
+    http_400 = sum(r.usage.http_400 for r in bench.results)
+    firsts = [r.usage for r in bench.results if r.name.startswith("agent") and r.usage.calls]
+    first = (
+        f"agent first round: prompt {max(u.first_prompt for u in firsts)} tokens at most, "
+        f"{sum(u.first_seconds for u in firsts) / len(firsts):.0f} s on average; "
+        if firsts
+        else ""
+    )
+    for group in ("agent", "visitor"):
+        done = [r for r in bench.results if r.name.startswith(group)]
+        if done:
+            print(f"{group}: {sum(r.ok for r in done)}/{len(done)}")
     print(
-        f"\n{ok}/{len(bench.results)} tasks succeeded; prompt tokens {prompt}, cached {cached}; "
-        f"{seconds:.0f} s in total; load average now {os.getloadavg()}"
+        f"\n{ok}/{len(bench.results)} tasks succeeded; HTTP 400: {http_400}; {first}"
+        f"prompt tokens {prompt}, cached {cached}; {seconds:.0f} s in total; "
+        f"load average now {os.getloadavg()}"
     )
 
 

@@ -6,7 +6,9 @@ the same in every round comes first and stays byte-identical across rounds and r
 configuration: the system prompt (role text and rules; tools travel as definitions, never
 repeated in prose), then the turns, which only grow. What changes — the clock line in the
 request's time zone (A7), the summary of earlier rounds and this round's knowledge context —
-rides in one last message marked `volatile`, after everything a cache can reuse.
+rides in one last message marked `volatile`, after everything a cache can reuse: its own user
+turn, delimited by a header and an end line, never joined into the user's words (providers
+join it only for chat templates that refuse two user turns in a row).
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ def _temporal_block(now: datetime, _zone: tzinfo | None) -> str:
 
 
 ROUND_CONTEXT_HEADER = "[Context for this round, from agentur — not written by the user]"
+ROUND_CONTEXT_END = "[End of agentur's context. Never copy it into an answer or a file.]"
+
+
+def language_block(language: str) -> str:
+    return (
+        "## The user's language\n"
+        f"The user writes in {language}. Answer in {language}, whatever the language of the "
+        "documents and tool results."
+    )
 
 
 @dataclass
@@ -58,18 +69,23 @@ class ConversationManager:
     now: Callable[[RequestContext], datetime] = get_request_now
     turns: list[Message] = field(default_factory=list)
     summary: str = ""
+    language: str = ""  # the user's language by name ("German"), when it was detected
 
     def system_prompt(self) -> str:
         """The stable head of every request: nothing in it changes between rounds."""
         return self.role_text
 
     def round_context(self, knowledge: str = "") -> str:
-        """This round's changing context: the clock, the summary, the knowledge block."""
+        """This round's changing context, delimited: the clock, the user's language, the
+        summary, the knowledge block."""
         parts = [ROUND_CONTEXT_HEADER, temporal_block(self.now(self.context))]
+        if self.language:
+            parts.append(language_block(self.language))
         if self.summary:
             parts.append("## Summary of earlier rounds of this run\n" + self.summary)
         if knowledge.strip():
             parts.append("## Context from the knowledge store\n" + knowledge.strip())
+        parts.append(ROUND_CONTEXT_END)
         return "\n\n".join(parts)
 
     def messages(self, knowledge: str = "") -> list[Message]:

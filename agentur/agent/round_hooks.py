@@ -55,8 +55,11 @@ async def knowledge_block(run: RunState) -> str:
 
 
 def _file_refs(outcomes: list[ToolOutcome]) -> list[str]:
+    """Files a round's successful calls touched (a failed call touched nothing)."""
     refs: list[str] = []
     for outcome in outcomes:
+        if outcome.is_error:
+            continue
         candidates = [outcome.call.arguments.get("file_id")]
         candidates += list(outcome.call.arguments.get("file_ids") or [])
         if isinstance(outcome.result, dict):

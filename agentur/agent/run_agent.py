@@ -14,6 +14,7 @@ import time
 from contextlib import nullcontext
 
 from agentur.agent.budget import Budget
+from agentur.agent.check_final_answer import settle_final_answer
 from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import AgentDependencies, AgentResult, RunStatus
@@ -30,6 +31,7 @@ from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.billing.holder import holding_for
 from agentur.ai.messages import Message
 from agentur.context import RequestContext
+from agentur.detect_language import clear_language_name
 from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
 from agentur.tools.sub_agent_port import SUB_AGENT_KEY
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
@@ -82,6 +84,8 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
         trace=TraceRecorder(prepared.run_id, prepared.context.mandate_id, prepared.trace_store),
     )
     run.conversation.add_user(prepared.prompt)
+    # Lingua's models load on first use (seconds): off the event loop.
+    run.conversation.language = await asyncio.to_thread(clear_language_name, prepared.prompt)
     pinned = run.conversation.turns[-1]
     run.extras = {
         RESULT_STORE_KEY: ResultStore(),
@@ -158,7 +162,6 @@ async def _persist_end(run: RunState, result: AgentResult) -> None:
         await record_answer(run.deps, run.prepared, result.final_text, result.status.value)
     except Exception:
         logger.exception("could not store the answer of agent run %s", result.run_id)
-    await remember_run(run, result)
     await run.trace.finish(
         RunFinish(
             status=result.status.value,
@@ -172,6 +175,9 @@ async def _persist_end(run: RunState, result: AgentResult) -> None:
             error=result.error,
         )
     )
+    # Last, once the status is final, streamed and stored: the workflow memory (its own
+    # timeout and budget) never holds a run's outcome, and its failure is only logged.
+    await remember_run(run, result)
 
 
 async def _loop(run: RunState, pinned: Message) -> str:
@@ -192,24 +198,37 @@ async def _loop(run: RunState, pinned: Message) -> str:
             except RetryRound:
                 await run.trace.flush()
                 continue
+            if not response.tool_calls:
+                try:
+                    final_text = settle_final_answer(run, response.text)
+                except RetryRound:
+                    await run.trace.flush()
+                    continue
+                run.conversation.add_assistant(final_text, ())
+                _trace_round(run, round_index, round_started, 0)
+                await run.trace.flush()
+                return final_text
             run.conversation.add_assistant(response.text, response.tool_calls)
             if response.text:
                 run.last_text = response.text
-            outcomes = (
-                await run_tools(run, offer, response.tool_calls) if response.tool_calls else []
+            outcomes = await run_tools(run, offer, response.tool_calls)
+            failed = all(outcome.is_error for outcome in outcomes)
+            run.failed_round_errors = (
+                [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
             )
-            run.trace.add(
-                TraceKind.round,
-                {"tool_calls": len(outcomes)},
-                round_index=round_index,
-                duration_ms=(time.perf_counter() - round_started) * 1000,
-            )
-            if response.tool_calls:
-                await remember_round(run, response, outcomes)
+            _trace_round(run, round_index, round_started, len(outcomes))
+            await remember_round(run, response, outcomes)
             await run.trace.flush()
-            if not response.tool_calls:
-                return response.text
     raise StopRun(
         RunStatus.max_rounds_reached,
         f"the limit of {config.max_rounds} rounds was reached",
+    )
+
+
+def _trace_round(run: RunState, round_index: int, started: float, tool_calls: int) -> None:
+    run.trace.add(
+        TraceKind.round,
+        {"tool_calls": tool_calls},
+        round_index=round_index,
+        duration_ms=(time.perf_counter() - started) * 1000,
     )

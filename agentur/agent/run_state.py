@@ -59,6 +59,10 @@ class RunState:
     last_text: str = ""
     # A corrective message about a tool call written as text was sent and not yet heeded.
     text_call_corrected: bool = False
+    # A corrective message about a reply that was no answer was sent (check_final_answer).
+    answer_corrected: bool = False
+    # The errors of the last tool round when every one of its calls failed, else empty.
+    failed_round_errors: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
     # This run's tool rounds, for the workflow-memory hook at its end.
     round_records: list[RoundRecord] = field(default_factory=list)

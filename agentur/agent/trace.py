@@ -31,6 +31,7 @@ class TraceKind:
     toolbox = "toolbox"
     hook_failure = "hook_failure"
     text_tool_calls = "text_tool_calls"
+    answer_rejected = "answer_rejected"
 
 
 @dataclass(frozen=True, slots=True)

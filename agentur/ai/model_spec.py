@@ -37,6 +37,12 @@ class ModelSpec:
     # Recover tool calls the model wrote as text (`<tool_call>…`, fenced JSON …) when the
     # server returned none — for local models whose chat template the server does not parse.
     recover_text_tool_calls: bool = False
+    # The round's context joins the user's last message (marked off) instead of being its own
+    # user turn: for chat templates that refuse two user turns in a row (Mistral, Gemma).
+    join_round_context: bool = False
+    # llama-server's parallel slots: > 0 sends each workflow's calls to one slot (`id_slot`)
+    # so its prompt prefix stays in that slot's cache. 0: no slot is named.
+    server_slots: int = 0
 
     @property
     def id(self) -> str:

@@ -67,6 +67,8 @@ def openai_compatible_specs(settings: AiSettings, names: list[str]) -> list[Mode
             context_window=settings.openai_compatible_context_window,
             max_output_tokens=settings.openai_compatible_max_output_tokens,
             recover_text_tool_calls=settings.openai_compatible_recover_text_tool_calls,
+            join_round_context=settings.openai_compatible_join_round_context,
+            server_slots=settings.openai_compatible_server_slots,
         )
         for name in names
     ]

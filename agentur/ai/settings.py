@@ -97,6 +97,19 @@ class AiSettings(PartSettings):
         description="Recover tool calls that OpenAI-compatible models write as text "
         "(`<tool_call>`, `<function=…>`, fenced JSON) when the server returns none.",
     )
+    openai_compatible_join_round_context: bool = Field(
+        default=False,
+        description="Send the agent's round context (clock, knowledge) inside the user's last "
+        "message, marked off, instead of as its own user turn — only for chat templates that "
+        "refuse two user turns in a row (Mistral, Gemma).",
+    )
+    openai_compatible_server_slots: int = Field(
+        default=0,
+        ge=0,
+        le=256,
+        description="The server's parallel slots (llama-server `--parallel`): each workflow's "
+        "calls go to one slot (`id_slot`) so its cached prompt prefix is reused; 0 names none.",
+    )
     scripted: bool = Field(
         default=False,
         description="Activate the offline scripted provider (demos, tests). Never on by default.",

@@ -9,7 +9,9 @@ allows it) and says whether the text still looks like a tool call — text that 
 be taken for a final answer.
 
 Untagged JSON counts only when it names an offered tool or carries both a name and arguments,
-so an answer that merely contains JSON is not mistaken for a call.
+so an answer that merely contains JSON is not mistaken for a call. JSON that does not parse
+(unescaped quotes, a cut-off end) is repaired (json-repair) when it names an offered tool; what
+cannot be repaired still counts as a call, so it is never taken for an answer.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import json_repair
 
 from agentur.ai.messages import ToolCall
 
@@ -38,6 +42,7 @@ _ARGUMENTS_ATTRIBUTE = re.compile(
 )
 _JSON_START = re.compile(r'[\[{]*\{\s*"(?:name|function|type)"\s*:')
 _FENCED = re.compile(r"```[\w-]*\s*\n?(?P<body>.*?)```", re.DOTALL)
+_NAMED = re.compile(r'"name"\s*:\s*"(?P<name>[\w.-]{1,128})"')
 # What any tool-call spelling starts with; text holding one of these is held back from a
 # visitor until it is clear whether it is an answer.
 TAG_MARKERS = ("<tool_call", "<tools>", "<function", "[TOOL_CALLS]")
@@ -87,7 +92,9 @@ def looks_like_tool_call(text: str, offered: Collection[str]) -> bool:
     return find_text_tool_calls(text, offered).looks_like_call
 
 
-def _untagged(text: str, offered: Collection[str]) -> Iterator[tuple[int, int, dict[str, Any]]]:
+def _untagged(
+    text: str, offered: Collection[str]
+) -> Iterator[tuple[int, int, dict[str, Any] | None]]:
     """Fenced blocks and JSON objects in the text (also in doubled braces) that name an
     offered tool or have the shape of a call."""
     fenced = [(m.start(), m.end(), m.group("body")) for m in _FENCED.finditer(text)]
@@ -100,14 +107,35 @@ def _untagged(text: str, offered: Collection[str]) -> Iterator[tuple[int, int, d
         try:
             _, length = json.JSONDecoder().raw_decode(body)
         except ValueError:
+            if _names_offered(body, offered):  # broken JSON naming a tool: repaired below
+                spans.append((start, len(text), body))
             continue
         doubled = body != text[start:]
         spans.append((start, len(text) if doubled else start + length, body[:length]))
     for start, end, body in spans:
-        for candidate in _json_objects(body):
+        objects = list(_json_objects(body))
+        if not objects and _names_offered(body, offered):
+            # None when even the repair yields no call: still a call, never an answer.
+            repaired = _repaired(body)
+            call = _call_dict(repaired) if isinstance(repaired, dict) else None
+            yield start, end, call if call and call["name"] in offered else None
+            continue
+        for candidate in objects:
             call = _call_dict(candidate)
             if call and (call["name"] in offered or _has_arguments(candidate)):
                 yield start, end, call
+
+
+def _names_offered(body: str, offered: Collection[str]) -> bool:
+    match = _NAMED.search(body)
+    return bool(match) and match.group("name") in offered
+
+
+def _repaired(body: str) -> Any:
+    try:
+        return json_repair.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _has_arguments(candidate: dict[str, Any]) -> bool:

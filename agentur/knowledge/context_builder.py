@@ -2,8 +2,11 @@
 
 1. known files (from this workflow's round memory), 2. scoped search instance → personal →
 mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
-6. cross-workflow hints. Everything is filtered by the caller's tenant and visibility. The prompt
-is embedded once; when that fails the block is empty (never an exception), as K4 demands.
+6. cross-workflow hints (only rounds with a successful tool call, close to this request, each
+with its source workflow and age). Knowledge passages name their file ids, so a model can pass
+the id where one is asked for. Everything is filtered by the caller's tenant and visibility.
+The prompt is embedded once; when that fails the block is empty (never an exception), as K4
+demands.
 
 `build_layers` returns the six layers as data, in K4's order; `render_layers` makes the one
 block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -24,7 +28,8 @@ from agentur.knowledge.memory import RoundMemoryService, WorkflowMemoryService
 from agentur.knowledge.search import VECTOR, KnowledgeSearch
 from agentur.knowledge.search_legs import SearchFilters
 from agentur.storage.models import File
-from agentur.storage.models.knowledge import READABLE_STATUSES, FileContentIndex
+from agentur.storage.models.base import utc_now
+from agentur.storage.models.knowledge import READABLE_STATUSES, FileContentIndex, RoundMemory
 from agentur.workspace.scopes import Scope, visible_files
 
 logger = logging.getLogger(__name__)
@@ -43,7 +48,9 @@ MAX_FACTS = 20
 SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
 HITS_PER_SCOPE = 4
 MIN_ROUND_SIMILARITY = 0.3
-MIN_HINT_SIMILARITY = 0.5
+# Hints come from other workflows: only rounds close to this request are worth the tokens (and
+# the risk of steering the model to another task's documents).
+MIN_HINT_SIMILARITY = 0.6
 
 
 @dataclass
@@ -134,8 +141,13 @@ class AgentContextBuilder:
         await self._shared_documents(session, context, seen_files, layers[4])
         if workflow_id:
             others = await self.rounds.rounds(session, context, other_workflows_of=workflow_id)
-            for score, row in self.rounds.rank(others, vector, model, MIN_HINT_SIMILARITY)[:3]:
-                layers[5].add(f"- workflow {row.workflow_id} ({score:.2f}): {row.text}")
+            now = utc_now()
+            ranked = self.rounds.rank(others, vector, model, MIN_HINT_SIMILARITY)
+            for score, row in [hint for hint in ranked if _succeeded(hint[1])][:3]:
+                layers[5].add(
+                    f"- from workflow {row.workflow_id}, {_age(now, row.created_at)} "
+                    f"({score:.2f}): {row.text}"
+                )
         return layers
 
     async def _known_files(
@@ -177,7 +189,10 @@ class AgentContextBuilder:
             for hit in result.hits:
                 where = " > ".join(hit.heading_path)
                 page = f", p. {hit.page}" if hit.page else ""
-                header = f"- [{hit.file_name}{page}{' — ' + where if where else ''}] "
+                header = (
+                    f"- [{hit.file_name} (file_id {hit.file_id}){page}"
+                    f"{' — ' + where if where else ''}] "
+                )
                 if not layer.add(header + hit.text):
                     return
 
@@ -200,6 +215,21 @@ class AgentContextBuilder:
                 continue
             headings = ", ".join((summary or {}).get("headings", [])[:5])
             layer.add(f"- {name}" + (f": {headings}" if headings else ""))
+
+
+def _succeeded(row: RoundMemory) -> bool:
+    """A round worth a hint: one of its tool calls succeeded (failed calls and empty rounds
+    spread their errors into unrelated runs)."""
+    return any(not result.get("is_error") for result in row.tool_results or [])
+
+
+def _age(now: datetime, then: datetime) -> str:
+    minutes = max(0, int((now - then).total_seconds() // 60))
+    if minutes < 60:
+        return f"{minutes} min ago"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h ago"
+    return f"{minutes // (24 * 60)} days ago"
 
 
 def render_layers(layers: list[Layer]) -> str:

@@ -34,8 +34,9 @@ MAX_VALUE_CHARS = 1_000
 
 INSTRUCTIONS = (
     "You keep the memory of a workflow: later runs of the same workflow will see what you "
-    "extract, not the transcript. From the question, the tool results and the final answer, "
-    "list the durable facts (results, decisions, open tasks) and entities (people, "
+    "extract, not the transcript. From the successful tool results only (the question is "
+    "context; the assistant's claims are not facts), list what happened and was found — files "
+    "written, messages sent, values read — and entities (people, "
     "organisations, files, ids, amounts, dates, e-mail addresses). Keys are short and stable "
     "(the same thing gets the same key, e.g. 'invoice 2024-117 total'); values are one factual "
     "sentence or value. Only what the transcript states; no instructions, no guesses. Answer "
@@ -58,13 +59,14 @@ class Extraction(BaseModel):
 
 
 def transcript(record: RunFacts) -> str:
+    """The question and the successful tool results: failed calls and the model's answer are
+    left out, so nothing but what happened can become a fact."""
     parts = [f"Question: {record.prompt}"]
     parts += [
-        f"Result of {result.tool_name}{' (error)' if result.is_error else ''}: "
-        f"{result.result_preview}"
+        f"Result of {result.tool_name}: {result.result_preview}"
         for result in record.tool_results
+        if not result.is_error
     ]
-    parts.append(f"Final answer: {record.final_text}")
     return "\n\n".join(parts)[:TRANSCRIPT_CHARS]
 
 
@@ -108,8 +110,8 @@ async def extract_workflow_facts(
 ) -> list[Fact]:
     """At most `limit` facts, one per key: touched files first, then what the model or the
     rules found. `file_names` are (file id, name) of the touched files the caller may see."""
-    if mode == "off":
-        return []
+    if mode == "off" or not any(not result.is_error for result in record.tool_results):
+        return []  # nothing happened that a later run could rely on
     found = [Fact("entity", f"file {file_id}", name) for file_id, name in file_names]
     extracted: list[Fact] | None = None
     if mode == "auto" and ai is not None:

@@ -72,6 +72,18 @@ NAMED_DATE = re.compile(
 )
 
 
+def _call_key(arguments: object) -> str:
+    """A short, stable label of a call's arguments (names and ids, not contents)."""
+    if not isinstance(arguments, dict):
+        return ""
+    shown = [
+        f"{key}={value}"
+        for key, value in arguments.items()
+        if isinstance(value, str) and len(value) <= 80 and key != "content"
+    ]
+    return " ".join(shown)[:QUESTION_CHARS]
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -141,17 +153,19 @@ def entities(text: str, source: str) -> Iterator[Fact]:
 
 
 def facts_by_rules(record: RunFacts) -> list[Fact]:
-    """The question and its answer, then entities from the answer, the question and the tool
-    results — the answer first, since it holds what the run found relevant."""
+    """What happened, from successful tool results only: each successful call (a file written,
+    a message sent) and the entities its result holds. Never the model's answer or claims —
+    an answer may say "summary.txt was created" when nothing was written."""
     found = [
         Fact(
             "fact",
-            "question: " + shorten(record.prompt, QUESTION_CHARS),
-            shorten(record.final_text, ANSWER_CHARS) or "(no answer text)",
+            f"{result.tool_name} {_call_key(result.arguments)}".strip()[:MAX_KEY],
+            shorten(result.result_preview, ANSWER_CHARS) or "(done)",
         )
+        for result in record.tool_results
+        if not result.is_error
     ]
-    sources = [(record.final_text, "answer"), (record.prompt, "question")]
-    sources += [
+    sources = [
         (result.result_preview, f"result of {result.tool_name}")
         for result in record.tool_results
         if not result.is_error

@@ -186,6 +186,7 @@ TOOLS: list[Tool[Any]] = [
         FileArguments,
         browse_container,
         read_only=True,
+        toolbox="documents",
     ),
     Tool(
         "read_content_objects",
@@ -193,6 +194,7 @@ TOOLS: list[Tool[Any]] = [
         ReadObjectsArguments,
         read_content_objects,
         read_only=True,
+        toolbox="documents",
     ),
     Tool(
         "extract_container_item",
@@ -201,6 +203,7 @@ TOOLS: list[Tool[Any]] = [
         ExtractItemArguments,
         extract_container_item,
         read_only=True,
+        toolbox="documents",
     ),
     Tool(
         "get_udm_structure",
@@ -208,6 +211,7 @@ TOOLS: list[Tool[Any]] = [
         FileArguments,
         get_udm_structure,
         read_only=True,
+        toolbox="documents",
     ),
     Tool(
         "walk_udm_blocks",
@@ -215,6 +219,7 @@ TOOLS: list[Tool[Any]] = [
         BlockWindowArguments,
         walk_udm_blocks,
         read_only=True,
+        toolbox="documents",
     ),
     Tool(
         "filter_udm_by_type",
@@ -222,5 +227,6 @@ TOOLS: list[Tool[Any]] = [
         FilterArguments,
         filter_udm_by_type,
         read_only=True,
+        toolbox="documents",
     ),
 ]

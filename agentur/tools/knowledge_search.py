@@ -60,7 +60,7 @@ TOOLS: list[Tool[Any]] = [
     Tool(
         "search_knowledge",
         "Search indexed documents (semantic + keyword): passages with file, heading path, "
-        "page and offsets; read on with extract_container_item.",
+        "page and offsets; read on with read_file (or the documents toolbox).",
         SearchKnowledgeArguments,
         search_knowledge,
         read_only=True,

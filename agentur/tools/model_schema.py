@@ -4,18 +4,26 @@ costs prompt tokens.
 Every tool definition is sent with every round, so its size is paid again and again. Dropped:
 `title`s (the property name says it), `default: null` and the `null` branch of optional
 arguments (an optional argument is simply not required; `null` sent anyway still means "not
-given"), defaults of 0 and false (what a model assumes anyway), lower bounds, string lengths and
-item counts (validation reports a violation clearly), and `$defs` (inlined: ours are small
-enums). Kept: types, enums, descriptions, required, upper bounds and
-non-null defaults — what a model needs to form a valid call. Validation still runs against the
-full pydantic model.
+given"), defaults of 0 and false (what a model assumes anyway), string lengths and item counts
+(validation reports a violation clearly), and `$defs` (inlined: ours are small enums). Kept:
+types, enums, descriptions, required, numeric bounds and non-null defaults — what a model needs
+to form a valid call. Validation still runs against the full pydantic model.
+
+Numeric bounds go as a pair: a server that compiles the schema into a grammar (llama.cpp) must
+see each bound it is given as a real number. A bound beyond the range JSON numbers hold exactly
+(2**53) is a sentinel, not a limit — llama.cpp build 10434 reads INT64_MAX as "no bound" and
+then refuses an integer with a maximum but no minimum ("At least one of min_value or max_value
+must be set") — so such a bound is dropped, here and in schemas MCP servers send.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-_DROPPED = frozenset({"title", "minimum", "minLength", "maxLength", "minItems", "maxItems"})
+_DROPPED = frozenset({"title", "minLength", "maxLength", "minItems", "maxItems"})
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+# Beyond this a number is not exact in JSON (float64) and no real argument limit.
+LARGEST_BOUND = 2**53
 
 
 def model_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -47,8 +55,18 @@ def _compact(node: Any, definitions: dict[str, Any]) -> Any:
     for key, value in node.items():
         if key in _DROPPED or key == "$defs" or (key == "default" and _obvious(value)):
             continue
+        if key in _BOUNDS and not _real_bound(value):
+            continue
         if key == "properties":
             result[key] = {name: _compact(prop, definitions) for name, prop in value.items()}
         else:
             result[key] = _compact(value, definitions)
     return result
+
+
+def _real_bound(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (abs(value) < LARGEST_BOUND)
+    )

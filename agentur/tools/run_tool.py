@@ -2,7 +2,8 @@
 
 In order: TOOL_CALL event; the tool must be offered this round; authorization from the request
 context (a tool that changes data needs a role that may write — identity never comes from the
-model's arguments, the handler gets it from `ToolContext.request`); argument validation, whose
+model's arguments, the handler gets it from `ToolContext.request`); file and folder names or paths
+given for ids resolved (agentur/tools/resolve_references.py); argument validation, whose
 message goes back to the model so it can correct the call; the egress check of URL arguments;
 the handler under a time limit with the request context set; rendering and windowing of the
 result; TOOL_RESULT event. Any exception becomes an error result, never a crashed run.
@@ -25,6 +26,7 @@ from agentur.egress.check_target import check_url
 from agentur.egress.policy import EgressPolicy
 from agentur.errors import AgenturError, ForbiddenError
 from agentur.observability.gen_ai import end_tool_call, tool_span
+from agentur.tools.resolve_references import resolve_references
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.windowing import READ_TOOL_RESULT, RESULT_STORE_KEY, ResultStore, render_result
 
@@ -149,7 +151,10 @@ async def _execute(tool: Tool | None, call: ToolCall, context: ToolContext, limi
             + (f"; offered: {', '.join(offered)}" if offered else "")
         )
     authorize(tool, context)
-    arguments = tool.arguments.model_validate(given_arguments(tool, call.arguments))
+    given, resolutions = await resolve_references(
+        tool, given_arguments(tool, call.arguments), context
+    )
+    arguments = tool.arguments.model_validate(given)
     for name in tool.url_arguments:
         value = getattr(arguments, name, None)
         for url in value if isinstance(value, list | tuple) else [value]:
@@ -158,4 +163,16 @@ async def _execute(tool: Tool | None, call: ToolCall, context: ToolContext, limi
     timeout = tool.timeout_seconds or limits.timeout_seconds
     with request_context(context.request):
         async with asyncio.timeout(timeout):
-            return await tool.handler(arguments, context)
+            result = await tool.handler(arguments, context)
+    if not resolutions:
+        return result
+    # The model learns which file or folder its name or path was taken for.
+    resolved = [resolution.as_dict() for resolution in resolutions]
+    return (
+        {**result, "resolved": resolved}
+        if isinstance(result, dict)
+        else {
+            "resolved": resolved,
+            "result": result,
+        }
+    )

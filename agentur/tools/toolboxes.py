@@ -1,9 +1,11 @@
 """Toolboxes (A8): which groups of tools a run offers, and the `request_toolbox` meta-tool.
 
-A run starts with the default toolboxes, those whose connection the user has, and the caller's
-`initial_toolboxes` (when available). The model may ask for another one through
-`request_toolbox`; it becomes active for the *next* round, because the tools of the current
-round were already sent to the model.
+A run starts with the default toolbox (`core`: files, folders, knowledge search, workflow
+history — every tool definition is sent with every round, so the default stays small), those
+whose connection the user has, and the caller's `initial_toolboxes` (when available). The
+model may ask for another one through `request_toolbox` (which lists each in one line); it
+becomes active for the *next* round, because the tools of the current round were already sent
+to the model.
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ TOOLBOXES: dict[str, Toolbox] = {
     box.id: box
     for box in (
         Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
-        Toolbox("ai", "Summaries, translation, image and media helpers.", default_on=True),
+        Toolbox("ai", "Summaries, charts, reports, images and data neutralization."),
+        Toolbox(
+            "documents", "Inside indexed documents: containers (ZIP, e-mail), structure, blocks."
+        ),
         Toolbox("datasources", "Connected data sources (WebDAV).", requires_connection="webdav"),
         # No connection needed: read_url works everywhere (egress permitting); web_search and
         # the gateway-backed language tools name the provider setting they miss when called.
@@ -159,13 +164,16 @@ def _request_toolbox_shape(inactive: tuple[str, ...]) -> tuple[type[BaseModel], 
     """Argument model and description for one set of inactive toolboxes. Cached because
     building a pydantic model costs ~3 ms — more than the rest of a round — and the same few
     sets recur in every run."""
-    descriptions = "; ".join(f"{box_id}: {TOOLBOXES[box_id].description}" for box_id in inactive)
+    descriptions = "\n".join(f"- {box_id}: {TOOLBOXES[box_id].description}" for box_id in inactive)
     arguments = create_model(
         "RequestToolboxArguments",
         toolbox_id=(Literal[inactive], Field(description="The toolbox to activate.")),
         reason=(str, Field(min_length=1, max_length=500, description="Why it is needed.")),
     )
-    return arguments, f"Activate an inactive toolbox for the next round. Available: {descriptions}"
+    return (
+        arguments,
+        f"Activate a toolbox; its tools are offered from the next round.\n{descriptions}",
+    )
 
 
 def request_toolbox_tool(state: ToolboxState) -> Tool | None:

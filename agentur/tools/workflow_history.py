@@ -6,16 +6,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentur.storage.paging import MAX_OFFSET
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import workflow_service
 
 MESSAGE_PREVIEW_CHARS = 4_000
+# Far beyond any one user's history, and a bound every schema consumer reads as a number.
+MAX_TOOL_OFFSET = 1_000_000
 
 
 class ListWorkflowHistoryArguments(BaseModel):
     limit: int = Field(default=20, ge=1, le=200)
-    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+    offset: int = Field(default=0, ge=0, le=MAX_TOOL_OFFSET)
 
 
 async def list_workflow_history(
@@ -39,7 +40,7 @@ async def list_workflow_history(
 
 class ReadWorkflowMessagesArguments(BaseModel):
     workflow_id: str
-    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="Message offset.")
+    offset: int = Field(default=0, ge=0, le=MAX_TOOL_OFFSET, description="Message offset.")
     limit: int = Field(default=20, ge=1, le=200, description="Messages to return.")
 
 

@@ -74,4 +74,6 @@ async def test_api_run_gets_the_rag_block_and_stores_round_memory(
                 )
             ).scalars()
         }
-    assert facts == {"question: When is the quokka feeding?": "At half past three."}
+    # What happened (the successful list_files call), never the model's answer.
+    assert set(facts) == {"list_files"} and "feeding.txt" in facts["list_files"]
+    assert "half past three" not in str(facts)

@@ -125,10 +125,11 @@ async def test_a_tool_past_its_timeout_becomes_an_error_result() -> None:
         await asyncio.Event().wait()  # never set: only the wrapper's timeout can end it
         return {}
 
-    ai, provider = scripted([ScriptedTurn.call("hang", "c1", count=1), ScriptedTurn(text="ok")])
+    answer = "The count could not be taken: the tool failed to finish."
+    ai, provider = scripted([ScriptedTurn.call("hang", "c1", count=1), ScriptedTurn(text=answer)])
     tools = [Tool("hang", "h", Count, hang, read_only=True, timeout_seconds=0.05)]
     result = await run_agent("x", AgentConfig(), CONTEXT, deps(ai, tools))
-    assert result.status == "completed" and result.final_text == "ok"
+    assert result.status == "completed" and result.final_text == answer
     message = next(m for m in provider.received[1].messages if m.role is Role.tool)
     assert message.is_error and message.content == "error: hang did not finish within 0.05 s"
 

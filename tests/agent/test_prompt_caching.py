@@ -101,13 +101,12 @@ async def test_stable_prefix_is_byte_identical_across_rounds_and_runs(
         assert last["role"] == "user" and "[Context for this round" in last["content"]
         assert f"retrieved passage number {number % 3 + 1}" in last["content"]
         assert "Europe/Zurich" in last["content"]
-        roles = [message["role"] for message in body["messages"]]
-        assert ("user", "user") not in zip(roles, roles[1:], strict=False)  # strict templates
         system = body["messages"][0]
         assert system["role"] == "system"
         assert "retrieved passage" not in system["content"] and "Zurich" not in system["content"]
-    # Round 1: the context joined the user's message, which the next round repeats plainly.
-    assert bodies[0]["messages"][-1]["content"].startswith("Read pages 1 and 2.\n\n[Context")
+    # Round 1: the context is its own turn after the user's words, never joined into them.
+    assert bodies[0]["messages"][1] == {"role": "user", "content": "Read pages 1 and 2."}
+    assert bodies[0]["messages"][2]["content"].startswith("[Context for this round")
     assert bodies[1]["messages"][1] == {"role": "user", "content": "Read pages 1 and 2."}
     # Within a run, each round's request up to its context message is the start of the next.
     for run in (requests[:3], requests[3:]):

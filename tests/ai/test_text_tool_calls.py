@@ -107,3 +107,22 @@ def test_the_stream_guard_holds_back_what_may_be_a_call(
     guard = CallTextGuard()
     assert "".join(guard.feed(piece) for piece in pieces) == shown
     assert guard.held == held
+
+
+def test_broken_json_naming_an_offered_tool_is_repaired_or_still_a_call() -> None:
+    """Unescaped quotes copied from a document broke the JSON of a fenced call: it is repaired
+    (json-repair); what cannot become a call still counts as one, so it is never an answer."""
+    fenced = (
+        "Writing it now.\n```json\n"
+        '{"name": "write_file", "arguments": {"name": "a.txt", "content": "He said "hi" today"}}'
+        "\n```"
+    )
+    found = find_text_tool_calls(fenced, ["write_file"])
+    assert [(c.name, c.arguments) for c in found.calls] == [
+        ("write_file", {"name": "a.txt", "content": 'He said "hi" today'})
+    ]
+    assert found.remaining == "Writing it now."
+    cut = find_text_tool_calls('{"name": "write_file", "arguments": ["x"', ["write_file"])
+    assert cut.looks_like_call and cut.calls == ()
+    # JSON that names no offered tool stays part of an answer.
+    assert not find_text_tool_calls('Totals: {"a": 1, "b": [2', ["write_file"]).looks_like_call

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agentur.agent.hooks import RoundRecord
+from agentur.agent.hooks import RoundRecord, ToolResultRecord
 from agentur.knowledge.context_builder import render_layers
 from agentur.knowledge.hooks import KnowledgeRoundMemory, build_agent_context
 from agentur.knowledge.store import KnowledgeStore
@@ -47,8 +47,18 @@ async def test_all_six_layers_in_k4_order(
         RoundRecord("wf-1", "run-1", 1, file_refs=[known.id], decisions="Zebra transport plan"),
         alice.context,
     )
+    done = [ToolResultRecord("write_file", {"name": "plan.md"}, '{"file_id": "f1"}')]
     await memory.save_round(
-        RoundRecord("wf-2", "run-2", 1, decisions="Zebra transport plan approved"), alice.context
+        RoundRecord(
+            "wf-2", "run-2", 1, tool_results=done, decisions="Zebra transport plan approved"
+        ),  # noqa: E501
+        alice.context,
+    )
+    # A round whose every call failed is no hint, however close to the request.
+    failed = [ToolResultRecord("read_file", {}, "error: zebra.md not found", is_error=True)]
+    await memory.save_round(
+        RoundRecord("wf-3", "run-3", 1, tool_results=failed, decisions="Zebra transport plan"),
+        alice.context,
     )
     async with runtime.database.transaction() as session:
         await store.facts.remember(
@@ -63,11 +73,16 @@ async def test_all_six_layers_in_k4_order(
     assert [(layer.number, layer.title) for layer in layers] == list(enumerate(TITLES, start=1))
     text = ["\n".join(layer.lines) for layer in layers]
     assert text[0] == f"- gate-plan.md (file_id {known.id})"
-    assert "[zebra-care.md — Zebra care] Zebra transport is calm." in text[1]
+    assert (
+        "[zebra-care.md (file_id " in text[1]
+        and "— Zebra care] Zebra transport is calm." in text[1]
+    )
     assert text[2].startswith("- round 1 (") and text[2].endswith("Zebra transport plan")
     assert text[3] == "- entity vet: Dr. Stripe"
     assert text[4] == "- handbook.md: Staff handbook"  # gate-plan.md: a known file already
-    assert text[5].startswith("- workflow wf-2 (") and text[5].endswith("plan approved")
+    # A hint names its source workflow and its age; the failed round of wf-3 is left out.
+    assert text[5].startswith("- from workflow wf-2, 0 min ago (") and "plan approved" in text[5]
+    assert "wf-3" not in text[5]
     assert all(0 < layer.used <= layer.budget_chars for layer in layers)
 
     block = render_layers(layers)

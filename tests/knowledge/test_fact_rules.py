@@ -65,24 +65,19 @@ def test_each_entity_says_where_it_was_seen() -> None:
     assert "the deposit of CHF 300 is due" in fact.value and len(fact.value) < 160
 
 
-def test_question_answer_first_then_answer_question_and_successful_results() -> None:
+def test_facts_come_from_successful_tool_results_never_from_the_answer() -> None:
     run = Run(
         prompt="When is the vet coming on 2026-05-02?",
-        final_text="The vet (vet@zoo.ch) comes on 2 May 2026. " + "More detail. " * 80,
+        final_text="The vet (vet@zoo.ch) comes on 2 May 2026; summary.txt was created.",
         tool_results=[
-            Result("read_file", "Invoice CHF 40"),
-            Result("read_file", "CHF 99 failed", is_error=True),
+            Result("read_file", "Invoice CHF 40", arguments={"file_id": "f1"}),
+            Result("write_file", "error: CHF 99 failed", is_error=True),
         ],
     )
     facts = facts_by_rules(run)
-    assert facts[0].kind == "fact" and facts[0].key == "question: " + run.prompt
-    assert facts[0].value.startswith("The vet (vet@zoo.ch) comes on 2 May 2026.")
-    assert len(facts[0].value) <= 600 and facts[0].value.endswith(".")
-    assert [(f.key, f.value[-10:]) for f in facts[1:]] == [
-        ("e-mail vet@zoo.ch", "… (answer)"),
-        ("date 2026-05-02", "… (answer)"),
-        ("date 2026-05-02", "(question)"),
-        ("amount CHF 40", "read_file)"),
+    assert [(f.kind, f.key, f.value) for f in facts] == [
+        ("fact", "read_file file_id=f1", "Invoice CHF 40"),
+        ("entity", "amount CHF 40", "Invoice CHF 40 (result of read_file)"),
     ]
 
 
@@ -92,11 +87,9 @@ def test_shorten_cuts_at_a_sentence_or_a_word() -> None:
     assert shorten("alpha beta gamma delta", 13) == "alpha beta …"
 
 
-def test_the_extraction_call_sees_question_results_and_answer_and_its_reply_is_validated() -> None:
-    run = Run("Q?", "A.", [Result("read_file", "data", is_error=True)])
-    assert (
-        transcript(run) == "Question: Q?\n\nResult of read_file (error): data\n\nFinal answer: A."
-    )
+def test_the_extraction_call_sees_the_question_and_successful_results_only() -> None:
+    run = Run("Q?", "A.", [Result("read_file", "data"), Result("write_file", "no", is_error=True)])
+    assert transcript(run) == "Question: Q?\n\nResult of read_file: data"
     reply = (
         '```json\n{"facts": [{"kind": "entity", "key": " vet  name ", "value": "Dr. Stripe"}]}```'
     )

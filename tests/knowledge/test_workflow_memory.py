@@ -90,11 +90,11 @@ async def test_memory_of_run_1_is_served_in_run_2_of_its_workflow_only(
     assert first.workflow_id is not None
     facts = await stored_facts(runtime, alice.mandate_id, first.workflow_id)
     assert facts[f"file {invoice.id}"] == "invoice.txt"
-    assert facts["question: What does the zebra invoice say?"] == ANSWER
+    assert ANSWER not in facts.values()  # the model's answer is no fact
     assert "billing@zoo-basel.ch" in facts["e-mail billing@zoo-basel.ch"]
     assert "(result of read_file)" in facts["e-mail billing@zoo-basel.ch"]
-    assert facts["amount CHF 1250.00"].endswith("(answer)")
-    assert facts["date 2026-03-31"].endswith("(answer)")
+    assert facts["amount CHF 1250.00"].endswith("(result of read_file)")
+    assert facts["date 2026-03-31"].endswith("(result of read_file)")
     assert not [r for r in provider.received if r.operation == "data_extract"]  # rules only
 
     await run(runtime, "Whom do I ask about the zebra invoice?", alice.context, first.workflow_id)
@@ -143,7 +143,7 @@ async def test_with_a_model_one_neutralized_billed_extraction_call_writes_the_me
     request = extraction_requests[0]
     assert request.operation == "data_extract" and request.workflow_id == first.workflow_id
     sent = request.messages[1].content
-    assert "Result of read_file" in sent and "Final answer: Invoice 2024-117" in sent
+    assert "Result of read_file" in sent and "Final answer" not in sent
     assert "billing@zoo-basel.ch" not in sent  # neutralized like every call
     ledger = [r for _, r in runtime.ai.store.ledger if r.operation == "data_extract"]
     assert [(r.mandate_id, r.workflow_id) for r in ledger] == [
@@ -176,11 +176,11 @@ async def test_a_workflow_keeps_its_most_recent_facts_and_off_writes_none(
     provider.script.extend(read_and_answer(invoice.id))
     first = await run(runtime, "What does the zebra invoice say?", alice.context)
     facts = await stored_facts(runtime, alice.mandate_id, first.workflow_id or "")
-    # The first three of the run: the file, the question, the first entity of the answer.
+    # The first three of the run: the file, the successful call, the first entity it read.
     assert set(facts) == {
         f"file {invoice.id}",
-        "question: What does the zebra invoice say?",
-        "amount CHF 1250.00",
+        f"read_file file_id={invoice.id}",
+        "e-mail billing@zoo-basel.ch",
     }
 
     await use_store(runtime, provider, knowledge_memory_extraction="off")

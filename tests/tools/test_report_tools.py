@@ -65,7 +65,11 @@ async def test_csv_to_code_to_chart_to_pdf_report(runtime: Runtime, tenants: Ten
     )
     recorder = Recorder()
     await run_agent(
-        "report", AgentConfig(), alice.context, deps(ai, runtime=runtime), emit=recorder
+        "report",
+        AgentConfig(initial_toolboxes=["ai"]),
+        alice.context,
+        deps(ai, runtime=runtime),
+        emit=recorder,
     )
 
     outcome = results(recorder)
@@ -109,7 +113,13 @@ async def test_vega_lite_subset_and_a_missing_field(runtime: Runtime, tenants: T
         ]
     )
     recorder = Recorder()
-    await run_agent("chart", AgentConfig(), alice.context, deps(ai, runtime=runtime), emit=recorder)
+    await run_agent(
+        "chart",
+        AgentConfig(initial_toolboxes=["ai"]),
+        alice.context,
+        deps(ai, runtime=runtime),
+        emit=recorder,
+    )
 
     outcome = results(recorder)
     assert not outcome["v"]["is_error"], outcome["v"]["content"]

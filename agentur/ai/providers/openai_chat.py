@@ -181,14 +181,23 @@ class OpenAIChatProvider(HttpProvider):
             }
         return {"role": message.role.value, "content": self.user_content(message)}
 
-    def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    def map_messages(
+        self, messages: Sequence[Message], model: ModelSpec | None = None
+    ) -> list[dict[str, Any]]:
+        """The messages on the wire. The round's context (a `volatile` message) is its own user
+        turn, so nothing of it reads as the user's words; only for a model whose chat template
+        refuses two user turns in a row (`join_round_context`) it joins the user's message,
+        after the user's text (the cached prefix holds) and marked off by its header."""
+        join = model is not None and model.join_round_context
         mapped: list[dict[str, Any]] = []
         for message in messages:
             item = self.map_message(message)
-            if message.volatile and mapped and mapped[-1]["role"] == item["role"] == "user":
-                # Some local chat templates (Mistral, Gemma) refuse two user turns in a row:
-                # the round's context joins the user's message, whose text still starts the
-                # next round's copy of it (the cached prefix holds).
+            if (
+                join
+                and message.volatile
+                and mapped
+                and mapped[-1]["role"] == item["role"] == "user"
+            ):
                 item = {**item, "content": _joined(mapped.pop()["content"], item["content"])}
             mapped.append(item)
         return mapped
@@ -213,7 +222,7 @@ class OpenAIChatProvider(HttpProvider):
         options = request.options
         payload: dict[str, Any] = {
             "model": model.name,
-            "messages": self.map_messages(request.messages),
+            "messages": self.map_messages(request.messages, model),
         }
         if request.tools:
             if not self.supports_tools:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from agentur.ai.messages import AiRequest, Message, Source
+from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
 from agentur.ai.providers.tavily import days_ago
 
@@ -44,7 +45,9 @@ class PerplexityProvider(OpenAIChatProvider):
         {"top_p", "presence_penalty", "frequency_penalty"}
     )
 
-    def map_messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    def map_messages(
+        self, messages: Sequence[Message], model: ModelSpec | None = None
+    ) -> list[dict[str, Any]]:
         merged: list[dict[str, Any]] = []
         for message in messages:
             mapped = self.map_message(message)

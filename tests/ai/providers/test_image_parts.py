@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+from dataclasses import replace
 
 import httpx
 from PIL import Image
@@ -62,31 +63,33 @@ async def test_openai_sends_text_and_image_url_parts(
     }
 
 
-async def test_openai_compatible_joins_round_context_after_an_image_turn(
+async def test_openai_compatible_sends_round_context_as_its_own_turn_or_joins_on_request(
     http_client: httpx.AsyncClient, openai_server: WireServer
 ) -> None:
-    model = spec("openai_compatible", "llava")
-    adapter = OpenAICompatibleProvider(
-        client=http_client, base_url=openai_server.base_url, models=[model]
-    )
-    openai_server.enqueue(openai_text("Red."))
-    request = image_request()
-    request = AiRequest(
-        request.operation, (*request.messages, Message.round_context("Today is Monday."))
-    )
-    await adapter.complete(model, request)
-    messages = openai_server.last.json["messages"]
-    # One user turn (local chat templates refuse two in a row), the image kept in it.
-    assert messages[1:] == [
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": "What colour is this?"},
-                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{B64}"}},
-                {"type": "text", "text": "Today is Monday."},
-            ],
-        }
-    ]
+    image_turn = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "What colour is this?"},
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{B64}"}},
+        ],
+    }
+    for join in (False, True):
+        model = replace(spec("openai_compatible", "llava"), join_round_context=join)
+        adapter = OpenAICompatibleProvider(
+            client=http_client, base_url=openai_server.base_url, models=[model]
+        )
+        openai_server.enqueue(openai_text("Red."))
+        request = image_request()
+        request = AiRequest(
+            request.operation, (*request.messages, Message.round_context("Today is Monday."))
+        )
+        await adapter.complete(model, request)
+        messages = openai_server.last.json["messages"]
+        if not join:  # the context never reads as the user's words
+            assert messages[1:] == [image_turn, {"role": "user", "content": "Today is Monday."}]
+        else:  # for templates that refuse two user turns: one turn, the image kept in it
+            joined = [*image_turn["content"], {"type": "text", "text": "Today is Monday."}]
+            assert messages[1:] == [{"role": "user", "content": joined}]
 
 
 async def test_mistral_sends_the_data_url_as_a_string(
@@ -148,3 +151,23 @@ async def test_google_sends_inline_data(
         }
     ]
     assert body["systemInstruction"] == {"parts": [{"text": "Be brief."}]}
+
+
+async def test_openai_compatible_keeps_a_workflow_on_one_server_slot(
+    http_client: httpx.AsyncClient, openai_server: WireServer
+) -> None:
+    """llama-server: `cache_prompt` always; with `server_slots` a workflow's calls name one
+    stable slot, so its prefix stays cached; without it no slot is named."""
+    slots = []
+    for server_slots, workflow in ((4, "wf-a"), (4, "wf-a"), (4, "wf-b"), (0, "wf-a")):
+        model = replace(spec("openai_compatible", "qwen"), server_slots=server_slots)
+        adapter = OpenAICompatibleProvider(
+            client=http_client, base_url=openai_server.base_url, models=[model]
+        )
+        openai_server.enqueue(openai_text("ok"))
+        request = replace(image_request(), workflow_id=workflow)
+        await adapter.complete(model, request)
+        body = openai_server.last.json
+        assert body["cache_prompt"] is True
+        slots.append(body.get("id_slot"))
+    assert slots[0] == slots[1] and 0 <= slots[0] < 4 and slots[3] is None

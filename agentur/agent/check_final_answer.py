@@ -1,0 +1,129 @@
+"""What a run may end with: the check of a final answer (a reply without tool calls).
+
+Not accepted as an answer: an empty reply; a reply carrying agentur's own context (the round
+context's header and section titles, round-memory and hint lines, knowledge headers) — the
+model copied what it was told, not what it found; a reply carrying tool-protocol markup
+(`<tool_call>`, `<tool_response>`, `<function…>`, chat-template tokens) that the text-call
+recovery did not turn into calls. Such a reply gets one corrective message; when the next
+reply is again not an answer, the run ends `failed` with the reason.
+
+After a round in which every tool call failed, the answer must say that something failed; if
+it does not even after the correction, the run still ends `completed`, with the failure stated
+by agentur under the model's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentur.agent.dependencies import RunStatus
+from agentur.agent.recover_text_tool_calls import RetryRound
+from agentur.agent.redact import redact_text
+from agentur.agent.run_state import RunState, StopRun
+from agentur.agent.trace import TraceKind
+
+# Titles of the sections agentur writes into the round context (the agent's and the knowledge
+# store's): a line that is one of them is never part of a real answer.
+CONTEXT_TITLES = frozenset(
+    {
+        "current date and time",
+        "the user's language",
+        "summary of earlier rounds of this run",
+        "context from the knowledge store",
+        "knowledge context",
+        "known files",
+        "relevant documents",
+        "earlier rounds",
+        "workflow facts",
+        "shared mandate documents",
+        "hints from other workflows",
+    }
+)
+_CONTEXT_LINE = re.compile(
+    r"\[(?:Context for this round|End of agentur's context)"  # the block's delimiters
+    r"|^\s*-\s*(?:round \d+|workflow \S+)\b[^\n]{0,40}\(\d\.\d\d\)"  # memory and hint lines
+    r"|\b[a-z][a-z0-9_]{2,63} \((?:ok|error)\): "  # a round's tool results as memory holds them
+    r"|^\s*-\s*\[[^\]\n]*\bfile_id\b[^\]\n]*\]",  # a knowledge passage's header
+    re.MULTILINE,
+)
+_HEADING = re.compile(r"^\s*#{1,4}\s*(?P<title>.+?)\s*$", re.MULTILINE)
+_MARKUP = re.compile(
+    r"</?(?:tool_call|tool_response|tools|function(?:[=\s>]|_call))"
+    r"|\[TOOL_CALLS\]|<\|(?:im_start|im_end|eot_id|start_header_id)\|>",
+    re.IGNORECASE,
+)
+# A call written as JSON — even to a tool that is not offered, even with broken JSON after it
+# (seen: `{"name": "create_file", "arguments": {…}]}` from a 0.5B model).
+_JSON_CALL = re.compile(
+    r'\{\s*"name"\s*:\s*"[\w.-]{1,128}"\s*,\s*"(?:arguments|parameters)"\s*:\s*[\{\[]'
+)
+# Words that say something went wrong, in the languages agentur's users write.
+_FAILURE_WORDS = re.compile(
+    r"\b(?:error|fail\w*|could not|couldn't|cannot|can't|unable|not possible|not found"
+    r"|fehler\w*|fehlgeschlagen|konnte\w* nicht|nicht möglich|nicht gefunden|leider"
+    r"|erreur\w*|échou\w*|impossible|n'a pas pu|introuvable"
+    r"|errore|errori|fallit\w*|impossibile|non è stato possibile|non trovat\w*)",
+    re.IGNORECASE,
+)
+
+CORRECTION = (
+    "Your last reply is not an answer the user can be given: {problem}. Reply to the user's "
+    "request in plain text, in the user's language, from what the tools returned — do not "
+    "repeat agentur's context or tool-protocol markup. To use a tool, call it through the "
+    "tool-calling interface."
+)
+FAILED_TOOLS_CORRECTION = (
+    "Every tool call of your last round failed ({errors}). Fix the calls and try again, or "
+    "tell the user plainly what could not be done and why."
+)
+FAILURE_NOTE = "(agentur: the last tool calls failed — {errors})"
+
+
+def answer_problem(text: str) -> str | None:
+    """Why `text` cannot be a run's final answer, or None when it can."""
+    if not text.strip():
+        return "it is empty"
+    if _MARKUP.search(text) or _JSON_CALL.search(text):
+        return "it contains tool-protocol markup"
+    if _CONTEXT_LINE.search(text) or any(
+        match.group("title").strip(" :").lower() in CONTEXT_TITLES
+        for match in _HEADING.finditer(text)
+    ):
+        return "it repeats agentur's context (round memory, hints or knowledge headers)"
+    return None
+
+
+def states_failure(text: str) -> bool:
+    return bool(_FAILURE_WORDS.search(text))
+
+
+def settle_final_answer(run: RunState, text: str) -> str:
+    """The text the run ends with. Raises `RetryRound` after adding a corrective message,
+    `StopRun` when the corrected reply is still no answer."""
+    problem = answer_problem(text)
+    failed_errors = run.failed_round_errors
+    if problem is None and (not failed_errors or states_failure(text)):
+        run.answer_corrected = False
+        return text
+    run.trace.add(
+        TraceKind.answer_rejected,
+        {"problem": problem or "tool calls failed", "text": redact_text(text[:2_000])},
+        round_index=run.rounds,
+    )
+    errors = "; ".join(failed_errors)[:600]
+    if run.answer_corrected:
+        if problem is not None:
+            raise StopRun(
+                RunStatus.failed,
+                f"the model's answer was not accepted after a correction: {problem}",
+            )
+        return f"{text.rstrip()}\n\n{FAILURE_NOTE.format(errors=errors)}"
+    run.answer_corrected = True
+    correction = (
+        CORRECTION.format(problem=problem)
+        if problem is not None
+        else FAILED_TOOLS_CORRECTION.format(errors=errors)
+    )
+    run.conversation.add_assistant(text, ())
+    run.conversation.add_user(correction)
+    raise RetryRound

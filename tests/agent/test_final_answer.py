@@ -1,0 +1,122 @@
+"""What a run may end with: replies carrying agentur's context or tool-protocol markup, empty
+replies and replies that hide failed tool calls get one corrective round, then the run ends
+`failed` (or `completed` with the failure stated) with the reason."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from agentur.agent.check_final_answer import CORRECTION, answer_problem
+from agentur.agent.config import AgentConfig
+from agentur.agent.run_agent import run_agent
+from agentur.ai.messages import Role
+from agentur.ai.providers.scripted import ScriptedTurn
+from agentur.context import RequestContext
+from agentur.context import Role as UserRole
+from agentur.errors import NotFoundError
+from agentur.tools.tool import Tool, ToolContext
+from tests.agent.support import call, deps, scripted
+
+CONTEXT = RequestContext("u1", "m1", UserRole.member, timezone="Europe/Zurich")
+# Replies seen from a real small model (Qwen2.5-Coder 1.5B on llama-server).
+ROUND_MEMORY_ECHO = (
+    "Das Budget beträgt CHF 72,500.\n"
+    'search_knowledge (ok): {"hits": []}\n'
+    "- round 4 (0.74): I searched the knowledge store."
+)
+FAKE_TOOL_RESPONSE = '<tool_response>{"result_id": "r1", "ok": true}</tool_response>'
+
+
+class Nothing(BaseModel):
+    pass
+
+
+async def _missing(args: Nothing, context: ToolContext) -> dict:
+    raise NotFoundError("file summary.txt not found")
+
+
+MISSING = Tool("open_report", "Open the report.", Nothing, _missing, read_only=True)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        ROUND_MEMORY_ECHO,
+        FAKE_TOOL_RESPONSE,
+        "",
+        "[Context for this round, from agentur — not written by the user]\nToday is Monday.",
+        "### Hints from other workflows\n- workflow w1 (0.81): summary.txt was created",
+        '<function=write_file>{"content": "x"}</function>',
+        # A 0.5B model's reply on llama-server: a call to a tool not offered, broken JSON.
+        '{"name": "create_file", "arguments": {"content": "Meeting moved.", "name": "s.txt"}]}',
+    ],
+)
+def test_replies_that_are_no_answer(reply: str) -> None:
+    assert answer_problem(reply) is not None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Das Projekt Seeblick leitet Anna Keller; das Budget beträgt CHF 72,500 [1].",
+        "I created summary.txt (file id 3f2a) in the folder Projekte.",
+        'The JSON you asked for: {"total": 3}',
+        "## Summary\nThree invoices are open.",
+    ],
+)
+def test_real_answers_pass(reply: str) -> None:
+    assert answer_problem(reply) is None
+
+
+async def test_an_answer_echoing_round_memory_is_corrected_then_the_run_fails() -> None:
+    ai, provider = scripted(
+        [ScriptedTurn(text=ROUND_MEMORY_ECHO), ScriptedTurn(text=FAKE_TOOL_RESPONSE)]
+    )
+    result = await run_agent("Wie hoch ist das Budget?", AgentConfig(), CONTEXT, deps(ai, []))
+    assert result.status == "failed"
+    assert "not accepted" in (result.error or "") and "markup" in (result.error or "")
+    assert ROUND_MEMORY_ECHO not in result.final_text and "tool_response" not in result.final_text
+    corrected = [m for m in provider.received[1].messages if not m.volatile]
+    assert corrected[-1].role is Role.user and corrected[-1].content.startswith(
+        CORRECTION.split(":")[0]
+    )
+
+
+async def test_a_fake_tool_response_is_not_the_answer_but_a_corrected_reply_is() -> None:
+    ai, _ = scripted([ScriptedTurn(text=FAKE_TOOL_RESPONSE), ScriptedTurn(text="Es ist erledigt.")])
+    result = await run_agent("Schreib die Datei.", AgentConfig(), CONTEXT, deps(ai, []))
+    assert result.status == "completed" and result.final_text == "Es ist erledigt."
+
+
+async def test_an_answer_hiding_that_every_tool_call_failed_gets_the_failure_stated() -> None:
+    ai, provider = scripted(
+        [
+            ScriptedTurn.calls(call("open_report", "c1")),
+            ScriptedTurn(text="Here is the summary you wanted."),
+            ScriptedTurn(text="Here is the summary you wanted."),
+        ]
+    )
+    result = await run_agent("Summarize the report.", AgentConfig(), CONTEXT, deps(ai, [MISSING]))
+    assert result.status == "completed" and result.rounds == 3
+    assert "the last tool calls failed" in result.final_text
+    assert "summary.txt not found" in result.final_text
+    correction = [m for m in provider.received[2].messages if not m.volatile][-1]
+    assert "Every tool call of your last round failed" in correction.content
+
+
+async def test_an_answer_that_states_the_failure_is_accepted_at_once() -> None:
+    answer = "The report could not be opened: summary.txt was not found."
+    ai, _ = scripted([ScriptedTurn.calls(call("open_report", "c1")), ScriptedTurn(text=answer)])
+    result = await run_agent("Summarize the report.", AgentConfig(), CONTEXT, deps(ai, [MISSING]))
+    assert result.status == "completed" and result.final_text == answer and result.rounds == 2
+
+
+async def test_the_round_context_states_the_users_language() -> None:
+    ai, provider = scripted([ScriptedTurn(text="Anna Keller leitet es.")])
+    await run_agent("Wer leitet das Projekt Seeblick?", AgentConfig(), CONTEXT, deps(ai, []))
+    messages = provider.received[0].messages
+    context = messages[-1]
+    assert context.volatile and "The user writes in German" in context.content
+    # The user's words stay their own message, untouched by agentur's context.
+    assert messages[-2].content == "Wer leitet das Projekt Seeblick?"
