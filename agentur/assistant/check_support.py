@@ -99,11 +99,16 @@ def states_numbers(claim: str, passage: str) -> bool:
     return bool(wanted) and set(wanted) <= set(NUMBER.findall(passage))
 
 
-def covers(question: str, passage: str) -> bool:
-    """Whether the passage speaks of what the question asks (most of its stems occur)."""
+def coverage(question: str, passage: str) -> float:
+    """Share of the question's content stems (numbers aside) that occur in the passage."""
     wanted = [stem for stem in stems(question) if not stem.isdigit()]
     words = set(stems(passage))
-    return bool(wanted) and sum(_matches(s, words) for s in wanted) / len(wanted) >= COVERED
+    return sum(_matches(s, words) for s in wanted) / len(wanted) if wanted else 0.0
+
+
+def covers(question: str, passage: str) -> bool:
+    """Whether the passage speaks of what the question asks (most of its stems occur)."""
+    return coverage(question, passage) >= COVERED
 
 
 def check_answer(answer: str, passages: list[str], live: list[str] | None = None) -> Verdict:
