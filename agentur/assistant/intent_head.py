@@ -19,6 +19,9 @@ that confidence (each fold's pseudo-messages scored by a confidence learnt from 
 folds) is the lowest at which at most `out_of_scope_rate` of the out-of-scope pseudo-messages
 would still be answered. So it follows the number and spread of the examples
 and the embedding model (another model gets its own), and the setting says what it means.
+A second, direct threshold is found the same way for a much lower rate, for out-of-scope and
+for misrouted pseudo-messages alike, and lies above every shipped question about a document
+fact (`data/document_questions.txt`): above it the router acts without asking a model.
 (Maximizing in-scope accuracy + rejection of the same pseudo-messages instead answered fewer
 in-scope messages at the same out-of-scope rate on BANKING77 dev utterances.)
 

@@ -15,6 +15,7 @@ from agentur.ai.service import AiService
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.intent_head import fit
 from agentur.assistant.settings import AssistantSettings
+from tests.assistant.test_embedding_router import PRAXIS as PRAXIS_FAQS
 from tests.assistant.test_grounded_answers import CHEESE_ANSWER, cheese_shop
 from tests.assistant.turns import intent, turn
 
@@ -75,46 +76,19 @@ async def test_an_unknown_target_lets_the_router_decide():
     await ai.aclose()
 
 
+# The German practice of the router tests (a question and four variants per FAQ).
 PRAXIS = {
     "name": "Praxis",
     "instructions": "Du hilfst Patientinnen und Patienten einer Physiotherapie-Praxis.",
     "languages": ["de"],
     "faqs": [
         {
-            "id": faq_id,
-            "question": examples[0],
-            "variants": list(examples[1:]),
-            "answer": f"Antwort zu {faq_id}.",
+            "id": candidate.target,
+            "question": candidate.examples[0],
+            "variants": list(candidate.examples[1:]),
+            "answer": f"Antwort zu {candidate.target}.",
         }
-        for faq_id, examples in (
-            (
-                "termin",
-                (
-                    "Wie kann ich einen Termin vereinbaren?",
-                    "Termin buchen",
-                    "Kann ich online einen Termin abmachen?",
-                    "Ich möchte einen Termin für nächste Woche",
-                ),
-            ),
-            (
-                "kosten",
-                (
-                    "Was kostet eine Behandlung?",
-                    "Wie teuer ist die Konsultation?",
-                    "Zahlt die Krankenkasse die Behandlung?",
-                    "Muss ich die Rechnung selber bezahlen?",
-                ),
-            ),
-            (
-                "parkieren",
-                (
-                    "Wo kann ich parkieren?",
-                    "Gibt es Parkplätze bei der Praxis?",
-                    "Kann ich mit dem Auto kommen?",
-                    "Parkhaus in der Nähe",
-                ),
-            ),
-        )
+        for candidate in PRAXIS_FAQS
     ],
 }
 
