@@ -338,7 +338,7 @@ def main() -> None:
     parser.add_argument("--set", nargs="+", default=["banking77", "clinc150"])
     parser.add_argument("--banking77", type=Path, default=Path("/work/shared/data/banking77"))
     parser.add_argument("--germanquad", type=Path, default=Path("/work/shared/data/germanquad"))
-    parser.add_argument("--triggers", type=int, nargs="+", default=[10, 5])
+    parser.add_argument("--triggers", type=int, nargs="*", default=[10, 5])
     parser.add_argument("--assistants", nargs="*", default=["20x5", "10x5"])
     parser.add_argument("--draws", type=int, default=12)
     parser.add_argument("--model", default=KnowledgeSettings().knowledge_local_embedding_model)
