@@ -45,8 +45,9 @@ def auc(positive: list[float], negative: list[float]) -> float:
 
 def cosine(pairs: list[tuple[str, str]]) -> list[float]:
     claims = embed_marked("multilingual-e5-small", [QUERY_MARKER + c for c, _ in pairs])
-    passages = embed_marked("multilingual-e5-small", [p[:2000] for _, p in pairs])
-    a, b = np.asarray(claims), np.asarray(passages)
+    unique = list(dict.fromkeys(p[:2000] for _, p in pairs))
+    vectors = dict(zip(unique, embed_marked("multilingual-e5-small", unique), strict=True))
+    a, b = np.asarray(claims), np.asarray([vectors[p[:2000]] for _, p in pairs])
     a /= np.linalg.norm(a, axis=1, keepdims=True)
     b /= np.linalg.norm(b, axis=1, keepdims=True)
     return (a * b).sum(axis=1).tolist()
