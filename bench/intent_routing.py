@@ -1,36 +1,36 @@
-"""BANKING77 measurement of the assistant's model-free router (keywords + the similarity leg:
-classifier head over example embeddings with a calibrated out-of-scope threshold, S8 fallback).
+"""Measurement of the assistant's model-free router (keywords + the similarity leg: classifier
+heads over example embeddings with calibrated out-of-scope and direct thresholds, S8) on two
+public intent sets with held-out intents: BANKING77 and CLINC150 (which also has real
+out-of-scope queries, its `oos` class).
 
-    python bench/intent_routing.py [--model NAME] [--triggers 10 5] [--data DIR] [--dev]
+    python bench/intent_routing.py [--set banking77 clinc150] [--triggers 10 5] [--dev]
+        [--assistants 20x5 10x5] [--draws 12] [--model NAME]
 
 Setup, as an assistant author would configure it, with no hand curation:
-- each of the 77 intents becomes a flow whose trigger examples are its *first* N training
-  utterances (N = 10 and 5);
+- each intent becomes a flow whose trigger examples are its *first* N training utterances;
 - keywords per intent: whole words found in >= 3 of its triggers and in no other intent's;
-- the router scores every intent exactly as `agentur.assistant.route_message` does: the mixed
-  embedding + character n-gram heads of `agentur.assistant.intent_head` (trained on the
-  triggers plus the shipped background class), mapped onto the router threshold by
-  `embedding_router.router_scores`, merged with keywords (a keyword hit only confirms the
-  similarity's best intent, as `route_message.confirming`). Without rejection the embedding
-  head alone is printed too (what the lexical head adds).
+- the router scores every intent exactly as `agentur.assistant.route_message` does (mixed
+  embedding + character n-gram heads, shipped background class, router-score mapping, keywords
+  only confirming the similarity's best intent) and calibrates itself from the triggers alone
+  for `AGENTUR_ASSISTANT_ROUTER_OUT_OF_SCOPE_RATE` and `AGENTUR_ASSISTANT_ROUTER_DIRECT_RATE`.
 
-Out-of-scope check: 10 intents (every 8th by name) get no triggers; their test utterances must
-be rejected. The threshold is the one the router calibrates itself by cross-validation on the
-triggers and the background set for `AGENTUR_ASSISTANT_ROUTER_OUT_OF_SCOPE_RATE`: no utterance
-of the held-out intents (and nothing of test.csv) is involved. The whole accuracy/rejection
-curve is printed beside the chosen point, and the in-scope accuracy where exactly the target
-share of out-of-scope messages would be answered (how good the curve is, whatever the
-calibration picks).
+Held-out intents (see bench/intent_sets.py): every 8th intent by name gets no triggers; its
+test utterances are the out-of-scope messages, and the share of them answered is compared with
+the configured rate (the calibration's target). Printed per set and N: accuracy without
+rejection; at the chosen operating point in-scope accuracy / out-of-scope answered; at the
+direct point (answered without a model) the in-scope share answered right / wrong and the
+out-of-scope share; CLINC150's `oos` queries answered; and the false-positive rate on questions
+and sentences about document facts (GermanQuAD, German Wikipedia) that no FAQ should answer.
 
-Latency: p50/p95 per message of the model-free routing (embedding the message, both heads,
-keywords) over 100 messages, one at a time.
+`--assistants KxN`: small assistants as authors write them — K intents drawn at random with N
+examples each, `--draws` times; out of scope are the held-out intents' messages. Each draw
+also leaves a third of the shipped off-topic set out of the background class and counts how
+many of those lines are answered (the off-topic false-positive rate). Mean, spread and range
+over the draws.
 
-`--dev` (for choosing the head's fixed parameters) evaluates on training utterances that are no
-triggers (41..60 of each intent) instead of test.csv, and never uses the 10 test-time
-out-of-scope intents: 67 intents without rejection, then each of the other seven "every 8th"
-groups held out in turn (one line per split and their mean). `--model`: a local embedding
-engine (default: the knowledge store's `AGENTUR_KNOWLEDGE_LOCAL_EMBEDDING_MODEL`). Vectors are
-cached in `--cache`.
+`--dev` (for design choices) evaluates on development utterances and never touches the
+test-time held-out intents or test files. Latency: p50/p95 per message of the model-free
+routing over 100 messages, one at a time. Vectors are cached in `--cache`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import csv
 import hashlib
 import os
 import sys
@@ -48,10 +47,23 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from intent_sets import IntentSet, banking77, clinc150, document_negatives  # noqa: E402
 
 from agentur.ai.providers.local_embedding import QUERY_MARKER  # noqa: E402
-from agentur.assistant.embedding_router import examples_of, router_scores  # noqa: E402
-from agentur.assistant.intent_head import Calibrated, fit  # noqa: E402
+from agentur.assistant.embedding_router import (  # noqa: E402
+    direct_matches,
+    examples_of,
+    router_scores,
+)
+from agentur.assistant.intent_head import (  # noqa: E402
+    Calibrated,
+    Negatives,
+    background_texts,
+    document_questions,
+    fit,
+)
 from agentur.assistant.keyword_router import Candidate, keyword_score  # noqa: E402
 from agentur.assistant.settings import AssistantSettings  # noqa: E402
 from agentur.assistant.text_tokens import STOP_WORDS, words  # noqa: E402
@@ -60,9 +72,8 @@ SETTINGS = AssistantSettings()
 ROUTER = SETTINGS.assistant_router_threshold
 SHIFT, FLOOR = SETTINGS.assistant_similarity_threshold, SETTINGS.assistant_similarity_floor
 RATE = SETTINGS.assistant_router_out_of_scope_rate
-HOLD_OUT_EVERY = 8
-Evaluation = tuple[list[str], list[str], np.ndarray]  # texts, intents, unit vectors
-CURVE = [round(x, 2) for x in np.arange(0.0, 1.0, 0.05)]
+DIRECT = SETTINGS.assistant_router_direct_rate
+CURVE = [round(x, 2) for x in np.arange(0.0, 1.0, 0.1)]
 
 
 class Embedder:
@@ -104,11 +115,6 @@ class Embedder:
         return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-def read(path: Path) -> list[tuple[str, str]]:
-    with path.open(newline="") as handle:
-        return [(row["text"], row["category"]) for row in csv.DictReader(handle)]
-
-
 def derive_keywords(triggers: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     counts = {
         intent: collections.Counter(w for t in texts for w in set(words(t)) if w not in STOP_WORDS)
@@ -122,15 +128,31 @@ def derive_keywords(triggers: dict[str, list[str]]) -> dict[str, tuple[str, ...]
 
 
 class Router:
-    """The runtime router over fixed candidates: fitted head + keywords, as route_message."""
+    """The runtime router over fixed candidates: fitted heads + keywords, as route_message."""
 
-    def __init__(self, triggers: dict[str, list[str]], embed: Embedder) -> None:
-        keywords = derive_keywords(triggers)
+    def __init__(
+        self,
+        triggers: dict[str, list[str]],
+        embed: Embedder,
+        background: list[str] | None = None,
+        with_keywords: bool = True,
+    ) -> None:
+        keywords = derive_keywords(triggers) if with_keywords else {}
         self.intents = list(triggers)
-        self.candidates = [Candidate("flow", i, tuple(triggers[i]), keywords[i]) for i in triggers]
+        self.candidates = [
+            Candidate("flow", i, tuple(triggers[i]), keywords.get(i, ())) for i in triggers
+        ]
         texts, labels, classes = examples_of(self.candidates)
+        if background is not None:  # another background class than the shipped one
+            keep = labels != classes - 1
+            texts = [t for t, k in zip(texts, keep, strict=True) if k] + background
+            labels = np.concatenate([labels[keep], np.full(len(background), classes - 1)])
+        questions = list(document_questions())
+        negatives = Negatives(embed(questions), questions)
         started = time.perf_counter()
-        self.fitted: Calibrated = fit(embed(texts), texts, labels, classes, classes - 1, RATE)
+        self.fitted: Calibrated = fit(
+            embed(texts), texts, labels, classes, classes - 1, RATE, DIRECT, negatives
+        )
         self.fit_seconds = time.perf_counter() - started
 
     def scores(
@@ -152,137 +174,146 @@ class Router:
         ]
         return np.maximum(similarity, keywords)
 
+    def direct(self, texts: list[str], vectors: np.ndarray) -> np.ndarray:
+        """Per message the intent index answered without a model, or -1."""
+        found = direct_matches(self.fitted.probabilities(vectors, texts), self.fitted, FLOOR)
+        return np.where(found.any(axis=1), found.argmax(axis=1), -1)
+
+    def answered(self, texts: list[str], vectors: np.ndarray) -> tuple[float, float]:
+        """Shares of these (out-of-scope) messages answered at the chosen and direct points."""
+        if not texts:
+            return float("nan"), float("nan")
+        chosen = self.scores(texts, vectors, None, False).max(axis=1) >= ROUTER
+        return float(chosen.mean()), float((self.direct(texts, vectors) >= 0).mean())
+
 
 def rates(scores: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
     """(in-scope accuracy, share of out-of-scope messages answered) at the router threshold."""
     answered = scores.max(axis=1) >= ROUTER
     inside = expected >= 0
     accuracy = float(((scores.argmax(axis=1) == expected) & answered & inside).sum() / inside.sum())
-    false_answers = float((answered & ~inside).sum() / (~inside).sum())
-    return accuracy, false_answers
+    return accuracy, float((answered & ~inside).sum() / max((~inside).sum(), 1))
 
 
-def in_scope_at(
-    router: Router,
-    texts: list[str],
-    vectors: np.ndarray,
-    expected: np.ndarray,
-    answered_share: float,
-) -> float:
-    """In-scope accuracy of the similarity leg at the threshold that answers
-    `answered_share` of these out-of-scope messages (the curve's quality, not a setting)."""
-    probabilities = router.fitted.probabilities(vectors, texts)
-    background = router.fitted.background
-    candidates = np.delete(probabilities, background, axis=1)
-    sure = np.where(probabilities.argmax(axis=1) == background, -1.0, candidates.max(axis=1))
+def direct_rates(router: Router, texts: list[str], vectors: np.ndarray, expected: np.ndarray):
+    """(in-scope answered directly and right, in-scope directly wrong, out of scope direct)."""
+    direct = router.direct(texts, vectors)
     inside = expected >= 0
-    ranked = np.sort(sure[~inside])[::-1]
-    cut = ranked[min(int(answered_share * len(ranked)), len(ranked) - 1)]
-    right = (candidates.argmax(axis=1) == expected) & inside & (sure > cut)
-    return float(right.sum() / inside.sum())
+    right = float(((direct == expected) & inside).sum() / inside.sum())
+    wrong = float(((direct >= 0) & (direct != expected) & inside).sum() / inside.sum())
+    return right, wrong, float(((direct >= 0) & ~inside).sum() / max((~inside).sum(), 1))
 
 
-def closed_set(
-    count: int,
-    intents: list[str],
-    by_intent: dict[str, list[str]],
-    evaluation: Evaluation,
-    embed: Embedder,
-) -> None:
-    texts, labels, vectors = evaluation
-    full = Router({i: by_intent[i][:count] for i in intents}, embed)
-    expected = np.array([intents.index(c) for c in labels])
-    alone = full.fitted.head.embedding.probabilities(vectors)[:, :-1]
-    accuracy = float((alone.argmax(axis=1) == expected).mean())
-    n = len(intents)
-    print(f"{n} intents, no rejection, {'embedding head only':<22} accuracy {accuracy:.4f}")
-    for with_keywords in (False, True):
-        scores = full.scores(texts, vectors, None, with_keywords)
-        accuracy = float((scores.argmax(axis=1) == expected).mean())
-        name = "keywords + similarity" if with_keywords else "similarity (both heads)"
-        print(f"{n} intents, no rejection, {name:<22} accuracy {accuracy:.4f}")
-    print(f"(head fitted and calibrated in {full.fit_seconds:.1f}s)")
+class Texts:
+    """Texts with their vectors, embedded once."""
+
+    def __init__(self, texts: list[str], embed: Embedder) -> None:
+        self.texts, self.vectors = texts, embed(texts)
 
 
-def rejection(
+def held_out_split(
+    data: IntentSet,
     count: int,
     known: list[str],
-    by_intent: dict[str, list[str]],
-    evaluation: Evaluation,
+    rows: Texts,
+    labels: list[str],
     embed: Embedder,
+    extra: dict[str, Texts],
     curve: bool,
-) -> tuple[Router, list[float]]:
-    """The router over `known` intents; messages of any other intent in `evaluation` must be
-    rejected. Prints the whole curve (`curve`) or only the chosen point."""
-    texts, labels, vectors = evaluation
-    router = Router({i: by_intent[i][:count] for i in known}, embed)
+) -> list[float]:
+    router = Router({i: data.examples[i][:count] for i in known}, embed)
     expected = np.array([known.index(c) if c in known else -1 for c in labels])
-    chosen = [rates(router.scores(texts, vectors, None, flag), expected) for flag in (False, True)]
-    at_rate = in_scope_at(router, texts, vectors, expected, RATE)
-    if not curve:
-        print(
-            f"  {len(known)} in scope, {int((expected < 0).sum())} out of scope: threshold "
-            f"{router.fitted.threshold:.3f}, chosen {chosen[0][0]:.3f} / {chosen[0][1]:.3f} | "
-            f"{chosen[1][0]:.3f} / {chosen[1][1]:.3f}; in-scope at {RATE:.2f} answered "
-            f"{at_rate:.3f}"
-        )
-        return router, [*chosen[0], *chosen[1], at_rate]
-    print(
-        f"calibrated threshold (cross-validation on the triggers + background set, out-of-"
-        f"scope rate {RATE:.2f}): {router.fitted.threshold:.3f}; setting shift {SHIFT:+.2f}, "
-        f"floor {FLOOR:.2f}"
-    )
-    print(
-        "  threshold   in-scope acc / OOS false answers (similarity only | keywords + similarity)"
-    )
-    for threshold in CURVE:
-        row = [rates(router.scores(texts, vectors, threshold, f), expected) for f in (False, True)]
-        print(
-            f"  {threshold:>9.2f}   {row[0][0]:.3f} / {row[0][1]:.3f}   |   {row[1][0]:.3f} / "
-            f"{row[1][1]:.3f}"
-        )
-    print(
-        f"  {'chosen':>9}   {chosen[0][0]:.3f} / {chosen[0][1]:.3f}   |   {chosen[1][0]:.3f} / "
-        f"{chosen[1][1]:.3f}  <- operating point"
-    )
-    print(f"  in-scope accuracy where {RATE:.2f} of the OOS messages are answered: {at_rate:.3f}")
-    return router, [*chosen[0], *chosen[1], at_rate]
+    figures = []
+    for flag in (False, True):
+        figures += rates(router.scores(rows.texts, rows.vectors, None, flag), expected)
+    figures += direct_rates(router, rows.texts, rows.vectors, expected)
+    for negatives in extra.values():
+        figures += router.answered(negatives.texts, negatives.vectors)
+    if curve:
+        print("  threshold   in-scope acc / out of scope answered (similarity only)")
+        for threshold in CURVE:
+            acc, oos = rates(router.scores(rows.texts, rows.vectors, threshold, False), expected)
+            print(f"  {threshold:>9.2f}   {acc:.3f} / {oos:.3f}")
+    return figures
 
 
-def evaluate(
-    count: int, by_intent: dict[str, list[str]], evaluation: Evaluation, embed: Embedder, dev: bool
-) -> Router:
-    """Test: 77 intents without rejection, then 10 held out (every 8th by name). Dev: those 10
-    are never used; 67 intents without rejection, then each other 8th (offsets 1..7) held out
-    in turn, so choices made on dev never see a test-time out-of-scope intent."""
-    intents = sorted(by_intent)
-    test_held_out = intents[::HOLD_OUT_EVERY]
-    if dev:
-        intents = [i for i in intents if i not in test_held_out]
-    print(f"\n=== first {count} training utterances per intent ===")
-    closed_set(count, intents, by_intent, evaluation, embed)
+def report(name: str, figures: list[float], extra: dict[str, Texts]) -> None:
+    f = figures
+    print(
+        f"  {name}: chosen {f[0]:.3f} in scope / {f[1]:.3f} out of scope answered (target "
+        f"{RATE:.2f}); with keywords {f[2]:.3f} / {f[3]:.3f}; direct: {f[4]:.3f} right, "
+        f"{f[5]:.3f} wrong, {f[6]:.3f} out of scope (rate {DIRECT:.2f})"
+    )
+    for index, label in enumerate(extra):
+        chosen, direct = f[7 + 2 * index], f[8 + 2 * index]
+        print(f"    {label} answered: {chosen:.3f} chosen, {direct:.3f} direct")
+
+
+def evaluate(data: IntentSet, count: int, embed: Embedder, dev: bool, extra: dict[str, Texts]):
+    test_held_out = data.held_out(0)
+    intents = [i for i in data.intents if not dev or i not in test_held_out]
+    rows = Texts([t for t, _ in data.evaluation], embed)
+    labels = [c for _, c in data.evaluation]
+    print(f"\n=== {data.name}, first {count} training utterances per intent ===")
+    full = Router({i: data.examples[i][:count] for i in intents}, embed)
+    inside = [n for n, c in enumerate(labels) if c in intents]
+    scores = full.scores([rows.texts[n] for n in inside], rows.vectors[inside], None, False)
+    accuracy = float((scores.argmax(axis=1) == [intents.index(labels[n]) for n in inside]).mean())
+    print(
+        f"{len(intents)} intents, no rejection: accuracy {accuracy:.4f} "
+        f"(fitted and calibrated in {full.fit_seconds:.1f}s)"
+    )
     if not dev:
         known = [i for i in intents if i not in test_held_out]
-        print(
-            f"\nout-of-scope check: {len(test_held_out)} intents held out (every "
-            f"{HOLD_OUT_EVERY}th by name), {len(known)} in scope; "
-            f"{sum(c in test_held_out for c in evaluation[1])} out-of-scope messages"
+        print(f"held out: {len(test_held_out)} intents (every 8th by name), {len(known)} in scope")
+        figures = held_out_split(data, count, known, rows, labels, embed, extra, count == 10)
+        report("test", figures, extra)
+        return
+    found = []
+    for offset in range(1, 8):
+        held = set(data.held_out(offset))
+        known = [i for i in intents if i not in held]
+        found.append(held_out_split(data, count, known, rows, labels, embed, extra, False))
+        report(f"dev split {offset}", found[-1], extra)
+    report("dev mean", list(np.nanmean(found, axis=0)), extra)
+
+
+def small_assistants(data: IntentSet, size: str, draws: int, embed: Embedder, dev: bool) -> None:
+    """K intents x N examples drawn at random; out of scope: the held-out intents."""
+    k, n = (int(x) for x in size.split("x"))
+    held = set(data.held_out(1 if dev else 0))
+    excluded = held | (set(data.held_out(0)) if dev else set())
+    pool = [i for i in data.intents if i not in excluded]
+    rows = Texts([t for t, _ in data.evaluation], embed)
+    labels = [c for _, c in data.evaluation]
+    background = list(background_texts())
+    rng = np.random.default_rng(0)
+    results = []
+    for draw in range(draws):
+        chosen = [str(i) for i in rng.choice(pool, k, replace=False)]
+        left_out = background[draw % 3 :: 3]  # off-topic lines the router never saw
+        router = Router(
+            {i: data.examples[i][:n] for i in chosen},
+            embed,
+            background=[line for line in background if line not in left_out],
+            with_keywords=False,
         )
-        return rejection(count, known, by_intent, evaluation, embed, curve=True)[0]
-    print("\nout-of-scope check on dev, each split's held-out intents disjoint from the test ones")
-    print("  chosen: in-scope acc / OOS false answers (similarity only | keywords + similarity)")
-    figures = []
-    for offset in range(1, HOLD_OUT_EVERY):
-        held_out = set(sorted(by_intent)[offset::HOLD_OUT_EVERY])
-        known = [i for i in intents if i not in held_out]
-        router, found = rejection(count, known, by_intent, evaluation, embed, curve=False)
-        figures.append(found)
-    mean = np.mean(figures, axis=0)
+        keep = [m for m, c in enumerate(labels) if c in chosen or c in held]
+        texts = [rows.texts[m] for m in keep]
+        expected = np.array([chosen.index(labels[m]) if labels[m] in chosen else -1 for m in keep])
+        accuracy, outside = rates(router.scores(texts, rows.vectors[keep], None, False), expected)
+        right, wrong, direct_out = direct_rates(router, texts, rows.vectors[keep], expected)
+        off_topic = router.answered(left_out, embed(left_out))[0]
+        results.append((accuracy, outside, right, wrong, direct_out, off_topic))
+    mean, spread = np.mean(results, axis=0), np.std(results, axis=0)
+    low, high = np.min(results, axis=0), np.max(results, axis=0)
     print(
-        f"  mean over {len(figures)} splits: chosen {mean[0]:.3f} / {mean[1]:.3f} | "
-        f"{mean[2]:.3f} / {mean[3]:.3f}; in-scope at {RATE:.2f} answered {mean[4]:.3f}"
+        f"\n{data.name}, {draws} assistants of {k} intents x {n} examples (out of scope: "
+        f"{len(held)} held-out intents): in scope {mean[0]:.3f}; out of scope answered "
+        f"{mean[1]:.3f} ± {spread[1]:.3f} (range {low[1]:.3f}–{high[1]:.3f}, target {RATE:.2f}); "
+        f"direct {mean[2]:.3f} right / {mean[3]:.3f} wrong / {mean[4]:.3f} out of scope; "
+        f"left-out off-topic lines answered {mean[5]:.3f}"
     )
-    return router
 
 
 def latency(router: Router, embed: Embedder, texts: list[str]) -> None:
@@ -295,8 +326,8 @@ def latency(router: Router, embed: Embedder, texts: list[str]) -> None:
         took.append(time.perf_counter() - began)
     p50, p95 = (float(np.percentile(took, q)) * 1000 for q in (50, 95))
     print(
-        f"\nrouting latency per message ({len(texts)}, one at a time): "
-        f"p50 {p50:.0f} ms, p95 {p95:.0f} ms"
+        f"\nrouting latency per message ({len(texts)}, one at a time): p50 {p50:.0f} ms, "
+        f"p95 {p95:.0f} ms"
     )
 
 
@@ -304,38 +335,35 @@ def main() -> None:
     from agentur.knowledge.settings import KnowledgeSettings
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/banking77"))
-    parser.add_argument("--triggers", type=int, nargs="+", default=[10, 5])
+    parser.add_argument("--set", nargs="+", default=["banking77", "clinc150"])
+    parser.add_argument("--banking77", type=Path, default=Path("/work/shared/data/banking77"))
+    parser.add_argument("--germanquad", type=Path, default=Path("/work/shared/data/germanquad"))
+    parser.add_argument("--triggers", type=int, nargs="*", default=[10, 5])
+    parser.add_argument("--assistants", nargs="*", default=["20x5", "10x5"])
+    parser.add_argument("--draws", type=int, default=12)
     parser.add_argument("--model", default=KnowledgeSettings().knowledge_local_embedding_model)
-    parser.add_argument("--dev", action="store_true", help="evaluate on non-trigger training data")
+    parser.add_argument("--dev", action="store_true", help="evaluate on development utterances")
+    parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "agentur-bench")
     args = parser.parse_args()
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-
-    train = read(args.data / "train.csv")
-    by_intent: dict[str, list[str]] = collections.defaultdict(list)
-    for text, intent in train:
-        by_intent[intent].append(text)
-    if args.dev:  # utterances 41..60 of each intent: never triggers (at most the first 10)
-        test_held_out = sorted(by_intent)[::HOLD_OUT_EVERY]
-        rows = [
-            (t, i) for i, pool in by_intent.items() if i not in test_held_out for t in pool[40:60]
-        ]
-    else:
-        rows = read(args.data / "test.csv")
     embed = Embedder(args.model, args.cache)
-    texts, labels = [t for t, _ in rows], [c for _, c in rows]
-    evaluation: Evaluation = (texts, labels, embed(texts))
-    split = "dev split (training utterances)" if args.dev else "test.csv"
-    print(f"embedding model: {embed.name}; evaluated on {split}: {len(texts)} utterances")
-    for count in args.triggers:
-        router = evaluate(count, by_intent, evaluation, embed, args.dev)
-    latency(router, embed, texts[:100])
-    sample = texts[:128]
-    began = time.perf_counter()
-    embed.raw(sample)
-    rate = len(sample) / (time.perf_counter() - began)
-    print(f"\nembedding throughput (uncached, batch of {len(sample)}): {rate:.0f} sentences/s")
+    print(f"embedding model: {embed.name}; {'dev' if args.dev else 'test'} splits")
+    negatives = document_negatives(args.germanquad, 300)
+    extra = {label: Texts(texts, embed) for label, texts in negatives.items()}
+    for name in args.set:
+        data = banking77(args.banking77, args.dev) if name == "banking77" else clinc150(args.dev)
+        found = dict(extra)
+        if data.outside:
+            found = {f"{data.name} oos queries": Texts(data.outside, embed), **extra}
+        for count in args.triggers:
+            evaluate(data, count, embed, args.dev, found)
+        for size in args.assistants:
+            small_assistants(data, size, args.draws, embed, args.dev)
+    if not args.no_latency:
+        data = banking77(args.banking77, False)
+        router = Router({i: data.examples[i][:10] for i in data.intents}, embed)
+        latency(router, embed, [t for t, _ in data.evaluation[:100]])
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -1,10 +1,15 @@
-"""Intent classification: one structured gateway call picks the turn's action; when no model is
-configured or the call fails in any way, the model-free router decides (S8).
+"""Intent classification. The model-free router runs first (it costs no model call): a FAQ or
+flow it matches above its calibrated direct threshold is answered or started at once, as
+pre-flight does, whatever a model would have said. Below it one structured gateway call picks
+the turn's action from the router's best candidates, each shown with its variants and a short
+answer, and the model's `target` counts even when its action says otherwise (a model that
+names the right FAQ but says "search_knowledge" gets the FAQ). When no model is configured or
+the call fails, the router decides (S8).
 
-`basic_reply` answers without sources, so it is kept to greetings and small talk (issue 12):
-when the model picks it, the model-free router decides instead — a FAQ or flow it matches
-wins, anything else but a greeting becomes a knowledge search. A weak model that calls
-"When are you open on Saturday?" small talk can then no longer invent the opening hours.
+`basic_reply` answers without sources, so it is kept to greetings and small talk: when the model
+picks it for anything else, a FAQ or flow the author's keywords name is answered, else the
+message goes to knowledge search. Similarity matches below the direct threshold do not override
+it: such matches were seen pairing questions about a document fact with a wrong FAQ.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from agentur.ai.providers.base import ProviderError
 from agentur.ai.service import AiService
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.embedding_router import Embedder
+from agentur.assistant.keyword_router import Scored
 from agentur.assistant.model_json import StructuredOutputError, call_structured
-from agentur.assistant.route_message import candidates_of, route_message
+from agentur.assistant.route_message import RouteResult, candidates_of, route_message
 from agentur.context import RequestContext
 from agentur.errors import AgenturError
 
@@ -46,6 +52,18 @@ class IntentAnswer(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class Routing:
+    """How the model-free router decides (the assistant settings of the same names)."""
+
+    embedder: Embedder | None
+    threshold: float
+    similarity_threshold: float
+    similarity_floor: float
+    out_of_scope_rate: float
+    direct_rate: float
+
+
+@dataclass(frozen=True, slots=True)
 class Intent:
     action: Action
     target: str | None
@@ -55,68 +73,92 @@ class Intent:
 
 
 SYSTEM = """Classify a website visitor's message for the assistant "{name}".
-Pick one action: "faq" (target = FAQ id) when a FAQ answers it, "flow" (target = flow id) when
-the visitor wants what a flow does, "escalate" (target = help desk id or null) when they ask
-for a person, "basic_reply" for small talk, else "search_knowledge". Answer as JSON.
-FAQs: {faqs}
-Flows: {flows}
+Pick one action: "faq" (target = FAQ id) when one of the FAQs below answers the message, \
+"flow" (target = flow id) when the visitor wants what a flow does, "escalate" (target = help \
+desk id or null) when they ask for a person, "basic_reply" for greetings and small talk only, \
+else "search_knowledge" (target null: the assistant's documents are searched). Answer as JSON.
+Closest FAQs and flows, best first:
+{candidates}
 Help desks: {desks}"""
+# Candidates the classification prompt shows, and how much of each.
+CANDIDATES_SHOWN = 6
+VARIANTS_SHOWN = 4
+ANSWER_CHARS = 160
+
+
+def short(text: str, limit: int = ANSWER_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def candidates_prompt(definition: AssistantDefinition, ranked: tuple[Scored, ...]) -> str:
+    """One JSON line per FAQ or flow among the router's best, in its order: the id, the
+    question or name, the variants or trigger examples and (FAQs) the start of the answer."""
+    lines: list[str] = []
+    for item in ranked:
+        candidate = item.candidate
+        if candidate.kind == "faq" and (faq := definition.faq(candidate.target)):
+            entry: dict[str, object] = {
+                "faq": faq.id,
+                "question": faq.question,
+                "variants": faq.variants[:VARIANTS_SHOWN],
+                "answer": short(faq.answer),
+            }
+        elif candidate.kind == "flow" and (flow := definition.flow(candidate.target)):
+            entry = {"flow": flow.id, "name": flow.name, "examples": flow.trigger_examples[:5]}
+        else:
+            continue
+        lines.append(json.dumps(entry, ensure_ascii=False))
+        if len(lines) == CANDIDATES_SHOWN:
+            break
+    return "\n".join(lines) or "(none)"
 
 
 async def classify_with_model(
-    ai: AiService, context: RequestContext, definition: AssistantDefinition, message: str
+    ai: AiService,
+    context: RequestContext,
+    definition: AssistantDefinition,
+    message: str,
+    ranked: tuple[Scored, ...],
 ) -> Intent:
     system = SYSTEM.format(
         name=definition.name,
-        faqs=json.dumps([{"id": f.id, "question": f.question} for f in definition.faqs]),
-        flows=json.dumps(
-            [
-                {"id": f.id, "name": f.name, "examples": f.trigger_examples[:5]}
-                for f in definition.flows
-            ]
-        ),
+        candidates=candidates_prompt(definition, ranked),
         desks=json.dumps([{"id": d.id, "name": d.name} for d in definition.help_desks]),
     )
     answer = await call_structured(ai, context, system=system, user=message, schema=IntentAnswer)
-    target = answer.target
-    if answer.action == "faq":
-        faq = definition.faq(target or "")
-        if faq is None:
-            raise StructuredOutputError(f"classification named unknown FAQ {target!r}")
-    elif answer.action == "flow":
-        flow = definition.flow(target or "")
-        if flow is None:
-            raise StructuredOutputError(f"classification named unknown flow {target!r}")
+    action, target = answer.action, answer.target
+    faq = definition.faq(target) if target else None
+    flow = definition.flow(target) if target else None
+    if action == "faq" and faq is None:
+        raise StructuredOutputError(f"classification named unknown FAQ {target!r}")
+    if action == "flow" and flow is None:
+        raise StructuredOutputError(f"classification named unknown flow {target!r}")
+    if action in ("search_knowledge", "basic_reply") and (faq or flow):
+        action = "faq" if faq else "flow"  # the model named the answer: its target counts
+    if action == "flow" and flow is not None:
         target = flow.id  # the model may have used the name
-    return Intent(answer.action, target, answer.confidence, "model")
+    return Intent(action, target, answer.confidence, "model")
 
 
 async def classify_with_router(
-    definition: AssistantDefinition,
-    message: str,
-    *,
-    embedder: Embedder | None,
-    threshold: float,
-    similarity_threshold: float,
-    similarity_floor: float,
-    out_of_scope_rate: float,
-    reason: str | None = None,
-) -> Intent:
+    definition: AssistantDefinition, message: str, routing: Routing
+) -> tuple[Intent, RouteResult]:
     routed = await route_message(
         message,
         candidates_of(definition),
-        embedder=embedder,
-        threshold=threshold,
-        similarity_threshold=similarity_threshold,
-        similarity_floor=similarity_floor,
-        out_of_scope_rate=out_of_scope_rate,
+        embedder=routing.embedder,
+        threshold=routing.threshold,
+        similarity_threshold=routing.similarity_threshold,
+        similarity_floor=routing.similarity_floor,
+        out_of_scope_rate=routing.out_of_scope_rate,
+        direct_rate=routing.direct_rate,
     )
     action = ROUTER_ACTIONS[routed.kind]
     if action == "basic_reply" and not is_small_talk(message):
         action = "search_knowledge"  # "Hello, when are you open?" is a question
-    return Intent(
-        action, routed.target, round(routed.score, 4), f"router:{routed.via or 'none'}", reason
-    )
+    via = f"router:{routed.via or 'none'}" + (":direct" if routed.direct else "")
+    return Intent(action, routed.target, round(routed.score, 4), via), routed
 
 
 def is_small_talk(message: str) -> bool:
@@ -129,37 +171,30 @@ async def classify_intent(
     context: RequestContext,
     definition: AssistantDefinition,
     message: str,
-    *,
-    embedder: Embedder | None,
-    threshold: float,
-    similarity_threshold: float,
-    similarity_floor: float,
-    out_of_scope_rate: float,
+    routing: Routing,
 ) -> Intent:
-    reason = "no model configured"
-    model: Intent | None = None
-    if ai is not None:
-        try:
-            model = await classify_with_model(ai, context, definition, message)
-        except (AgenturError, ProviderError, StructuredOutputError) as error:
-            reason = f"classification failed: {getattr(error, 'detail', None) or error}"
-            logger.info("intent classification fell back to the router: %s", reason)
-        else:
-            if model.action != "basic_reply":
-                return model
-            reason = "the model chose basic_reply, which answers without sources"
-    routed = await classify_with_router(
-        definition,
-        message,
-        embedder=embedder,
-        threshold=threshold,
-        similarity_threshold=similarity_threshold,
-        similarity_floor=similarity_floor,
-        out_of_scope_rate=out_of_scope_rate,
-        reason=reason,
+    routed, route = await classify_with_router(definition, message, routing)
+    if route.direct and routed.action in ("faq", "flow"):
+        return routed  # sure enough: no model call, and no model can misroute it
+    if ai is None:
+        return replace(routed, fallback_reason="no model configured")
+    try:
+        model = await classify_with_model(ai, context, definition, message, route.ranked)
+    except (AgenturError, ProviderError, StructuredOutputError) as error:
+        reason = f"classification failed: {getattr(error, 'detail', None) or error}"
+        logger.info("intent classification fell back to the router: %s", reason)
+        return replace(routed, fallback_reason=reason)
+    if model.action != "basic_reply" or routed.action == "basic_reply":
+        return model  # for basic_reply: the router agrees, a greeting or thanks
+    # Small talk answers without sources. A FAQ or flow the author's keywords name wins;
+    # anything else is searched in the documents (a similarity match here is below the
+    # direct threshold, so not trusted).
+    if routed.action in ("faq", "flow") and route.via == "keyword":
+        return replace(routed, via=f"model-overridden:{routed.via}")
+    return Intent(
+        "search_knowledge",
+        None,
+        model.confidence,
+        f"model-overridden:{routed.via}",
+        "the model chose basic_reply, which answers without sources",
     )
-    if model is None:
-        return routed
-    if routed.action == "basic_reply":
-        return model  # the router agrees: a greeting or thanks
-    return replace(routed, via=f"model-overridden:{routed.via}")

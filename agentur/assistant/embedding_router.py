@@ -26,7 +26,13 @@ from agentur.ai.model_spec import Capability
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.local_embedding import PROVIDER_NAME, QUERY_MARKER
 from agentur.ai.service import AiService
-from agentur.assistant.intent_head import Calibrated, background_texts, fit
+from agentur.assistant.intent_head import (
+    Calibrated,
+    Negatives,
+    background_texts,
+    document_questions,
+    fit,
+)
 from agentur.assistant.keyword_router import Candidate, Scored
 from agentur.context import RequestContext
 
@@ -121,6 +127,22 @@ def router_scores(
     )
 
 
+def direct_matches(probabilities: np.ndarray, fitted: Calibrated, floor: float) -> np.ndarray:
+    """rows × candidates: the row's best candidate where its confidence clears the direct
+    threshold (and the floor) and the background does not win; nothing else."""
+    candidates = probabilities
+    if fitted.background is not None:
+        candidates = np.delete(probabilities, fitted.background, axis=1)
+    best = candidates.argmax(axis=1)
+    rows = np.arange(len(candidates))
+    sure = candidates[rows, best] >= max(fitted.direct_threshold, floor)
+    if fitted.background is not None:
+        sure &= probabilities.argmax(axis=1) != fitted.background
+    found = np.zeros(candidates.shape, dtype=bool)
+    found[rows, best] = sure
+    return found
+
+
 async def _example_vectors(embedder: Embedder, model: str, texts: list[str]) -> np.ndarray:
     missing = [text for text in dict.fromkeys(texts) if (model, text) not in _vectors]
     if missing:
@@ -133,16 +155,18 @@ async def _example_vectors(embedder: Embedder, model: str, texts: list[str]) -> 
 
 
 async def _fitted(
-    embedder: Embedder, model: str, candidates: list[Candidate], out_of_scope_rate: float
+    embedder: Embedder, model: str, candidates: list[Candidate], rates: tuple[float, float]
 ) -> Calibrated:
-    key = (model, out_of_scope_rate, *((c.kind, c.target, c.examples) for c in candidates))
+    key = (model, rates, *((c.kind, c.target, c.examples) for c in candidates))
     if key in _heads:
         _heads.move_to_end(key)
         return _heads[key]
     texts, labels, classes = examples_of(candidates)
-    vectors = await _example_vectors(embedder, model, texts)
+    questions = list(document_questions())
+    vectors = await _example_vectors(embedder, model, texts + questions)
+    negatives = Negatives(vectors[len(texts) :], questions)
     fitted = await asyncio.to_thread(
-        fit, vectors, texts, labels, classes, classes - 1, out_of_scope_rate
+        fit, vectors[: len(texts)], texts, labels, classes, classes - 1, *rates, negatives
     )
     _heads[key] = fitted
     while len(_heads) > HEAD_CACHE_SIZE:
@@ -159,20 +183,26 @@ async def similarity_scores(
     floor: float,
     router_threshold: float,
     out_of_scope_rate: float,
+    direct_rate: float,
 ) -> list[Scored]:
-    """Router scores of the candidates with examples, best first."""
+    """Router scores of the candidates with examples, best first; `direct` marks a best
+    candidate whose confidence clears the calibrated direct threshold."""
     query = await embedder.embed([message])
-    fitted = await _fitted(embedder, query.model, candidates, out_of_scope_rate)
+    fitted = await _fitted(embedder, query.model, candidates, (out_of_scope_rate, direct_rate))
     vector = unit_rows(np.asarray(query.vectors, dtype=float))
     probabilities = fitted.probabilities(vector, [message])
     scores = router_scores(probabilities, fitted, shift, floor, router_threshold)[0]
+    direct = direct_matches(probabilities, fitted, floor)[0]
     scored = [
         Scored(
             candidate,
             float(score),
             "similarity",
             {"probability": round(float(p), 4), "threshold": round(fitted.threshold, 4)},
+            bool(sure),
         )
-        for candidate, score, p in zip(candidates, scores, probabilities[0], strict=False)
+        for candidate, score, p, sure in zip(
+            candidates, scores, probabilities[0], direct, strict=False
+        )
     ]
     return sorted(scored, key=lambda item: item.score, reverse=True)

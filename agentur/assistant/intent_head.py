@@ -19,6 +19,9 @@ that confidence (each fold's pseudo-messages scored by a confidence learnt from 
 folds) is the lowest at which at most `out_of_scope_rate` of the out-of-scope pseudo-messages
 would still be answered. So it follows the number and spread of the examples
 and the embedding model (another model gets its own), and the setting says what it means.
+A second, direct threshold is found the same way for a much lower rate, for out-of-scope and
+for misrouted pseudo-messages alike, and lies above every shipped question about a document
+fact (`data/document_questions.txt`): above it the router acts without asking a model.
 (Maximizing in-scope accuracy + rejection of the same pseudo-messages instead answered fewer
 in-scope messages at the same out-of-scope rate on BANKING77 dev utterances.)
 
@@ -54,6 +57,7 @@ from agentur.assistant.match_confidence import (
 from agentur.assistant.softmax_regression import fit_softmax, softmax
 
 BACKGROUND_FILE = Path(__file__).parent / "data" / "out_of_scope.txt"
+DOCUMENT_QUESTIONS_FILE = Path(__file__).parent / "data" / "document_questions.txt"
 # Fitting the embedding head: L2 strength and Adam steps. Checked on BANKING77 *training*
 # utterances that are no examples (`bench/intent_routing.py --dev`): L2 1e-3…3e-2 and 150 or
 # 300 steps change accuracy by less than 0.005 there, so the cheaper setting stays.
@@ -69,10 +73,28 @@ FOLDS = 3
 DEFAULT_THRESHOLD = 0.5
 
 
+def _lines(path: Path) -> tuple[str, ...]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
 @lru_cache(maxsize=1)
 def background_texts() -> tuple[str, ...]:
-    lines = BACKGROUND_FILE.read_text(encoding="utf-8").splitlines()
-    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+    return _lines(BACKGROUND_FILE)
+
+
+@lru_cache(maxsize=1)
+def document_questions() -> tuple[str, ...]:
+    """Shipped questions about document facts: negatives of the direct threshold only."""
+    return _lines(DOCUMENT_QUESTIONS_FILE)
+
+
+@dataclass(frozen=True, slots=True)
+class Negatives:
+    """Messages that must not be answered directly from a FAQ or flow (unit vectors, texts)."""
+
+    vectors: np.ndarray
+    texts: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +136,9 @@ class Calibrated:
     confidence: Confidence | None  # None: the best candidate's probability is its confidence
     threshold: float  # lowest confidence that counts as a match
     background: int | None  # class index of the background set (None: not trained)
+    # Lowest confidence at which the match is answered without asking a model (at least
+    # `threshold`; infinite: never).
+    direct_threshold: float = np.inf
 
     def probabilities(self, vectors: np.ndarray, texts: list[str]) -> np.ndarray:
         """Class probabilities, each row scaled so that its best candidate carries the
@@ -124,6 +149,15 @@ class Calibrated:
         values = signals(answer, self.background)
         factor = self.confidence.score(values) / np.maximum(values[:, BEST_PROBABILITY], 1e-12)
         return answer.mixed * factor[:, None]
+
+    def sure(self, vectors: np.ndarray, texts: list[str]) -> np.ndarray:
+        """Per message the confidence of its best candidate; 0 where the background wins."""
+        probabilities = self.probabilities(vectors, texts)
+        best = best_candidates(probabilities, self.background)
+        confidence = probabilities[np.arange(len(best)), best]
+        if self.background is None:
+            return confidence
+        return np.where(probabilities.argmax(axis=1) == self.background, 0.0, confidence)
 
 
 def train(vectors: np.ndarray, labels: np.ndarray, classes: int) -> Head:
@@ -197,7 +231,7 @@ def _pseudo_messages(
     return joined[0], joined[1], joined[2], joined[3]
 
 
-def threshold_for(outside: list[float], out_of_scope_rate: float) -> float:
+def threshold_for(outside: list[float] | np.ndarray, out_of_scope_rate: float) -> float:
     """The lowest threshold at which at most `out_of_scope_rate` of the out-of-scope
     confidences are still answered (at or above it)."""
     ranked = np.sort(np.asarray(outside))[::-1]
@@ -214,14 +248,19 @@ def fit(
     classes: int,
     background: int | None,
     out_of_scope_rate: float,
+    direct_rate: float,
+    negatives: Negatives | None = None,
 ) -> Calibrated:
-    """Heads on all examples, the learnt confidence and the calibrated threshold. CPU-bound:
+    """Heads on all examples, the learnt confidence and the calibrated thresholds. CPU-bound:
     run it off the loop.
 
     The rate holds for both kinds of out-of-scope message apart — questions on a topic no
     FAQ or flow covers, and off-topic chatter — so that an assistant with few candidates,
     whose pseudo-messages are nearly all background ones the background class wins anyway,
-    still gets a threshold from its candidates."""
+    still gets a threshold from its candidates. The direct threshold keeps to `direct_rate`
+    for both kinds and also for in-scope messages sent to the wrong candidate: above it the
+    router is trusted without asking a model; none of the `negatives` (questions about
+    document facts, scored by the final heads, which never saw them) clears it."""
     values, right, kinds, folds = _pseudo_messages(vectors, texts, labels, classes, background)
     confidence = train_confidence(values, right)
     sure = values[:, BEST_PROBABILITY].copy()
@@ -234,12 +273,29 @@ def fit(
             learnt = train_confidence(values[~mine], right[~mine]) or confidence
             sure[mine] = learnt.score(values[mine])
     sure = np.where(values[:, BACKGROUND_WINS] > 0, 0.0, sure)  # never answered
+    threshold = _threshold(sure, kinds, out_of_scope_rate)
+    heads = train_mixed(vectors, texts, labels, classes)
+    misrouted = np.where(right, -1.0, sure)[kinds == IN_SCOPE]
+    direct = np.inf  # a rate of 0, or no in-scope evidence: never without the model
+    if direct_rate > 0 and len(misrouted):
+        found = [
+            threshold,
+            _threshold(sure, kinds, direct_rate),
+            threshold_for(misrouted.tolist(), direct_rate),
+        ]
+        if negatives is not None and len(negatives.texts):
+            # None of them: a few dozen questions give no estimate of a 2 % tail.
+            unfitted = Calibrated(heads, confidence, threshold, background)
+            found.append(threshold_for(unfitted.sure(negatives.vectors, negatives.texts), 0.0))
+        direct = max(found)
+    return Calibrated(heads, confidence, threshold, background, direct)
+
+
+def _threshold(sure: np.ndarray, kinds: np.ndarray, rate: float) -> float:
+    """The threshold that keeps to `rate` for each kind of out-of-scope pseudo-message."""
     found = [
-        threshold_for(sure[kinds == kind].tolist(), out_of_scope_rate)
+        threshold_for(sure[kinds == kind].tolist(), rate)
         for kind in (UNKNOWN, CHATTER)
         if (kinds == kind).any()
     ]
-    threshold = max(found) if found else DEFAULT_THRESHOLD
-    return Calibrated(
-        train_mixed(vectors, texts, labels, classes), confidence, threshold, background
-    )
+    return max(found) if found else DEFAULT_THRESHOLD

@@ -37,6 +37,8 @@ class Scored:
     score: float
     via: str  # "keyword", "overlap", "similarity"
     details: dict[str, float] = field(default_factory=dict)
+    # Sure enough to act on without asking a model (only a calibrated leg can say so).
+    direct: bool = False
 
 
 def overlap(a: Sequence[str], b: Sequence[str]) -> float:

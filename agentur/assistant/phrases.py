@@ -85,6 +85,18 @@ PHRASES: dict[str, dict[str, str]] = {
         "it": "Non ho trovato nulla in merito. Vuole contattare una persona?",
         "es": "No encontré nada sobre eso. ¿Desea contactar con una persona?",
     },
+    # A knowledge answer nothing in the documents supports (never a guess, never a bare no).
+    "dont_know": {
+        "en": "I don't know: our documents do not answer that. Would you like to contact a person?",
+        "de": "Das weiss ich nicht: Unsere Dokumente beantworten diese Frage nicht. Möchten Sie "
+        "mit einer Person sprechen?",
+        "fr": "Je ne sais pas : nos documents ne répondent pas à cette question. Voulez-vous "
+        "contacter une personne ?",
+        "it": "Non lo so: i nostri documenti non rispondono a questa domanda. Vuole contattare "
+        "una persona?",
+        "es": "No lo sé: nuestros documentos no responden a esa pregunta. ¿Desea contactar con "
+        "una persona?",
+    },
     "greeting": {
         "en": "Hello! How can I help you?",
         "de": "Hallo! Wie kann ich Ihnen helfen?",

@@ -1,12 +1,14 @@
 """The model-free router: keyword scores and (when an embedding model answers) similarity to
 examples, merged per candidate; the best one above the threshold wins, else out of scope.
 With similarity, a keyword hit only confirms the similarity's best candidate (`confirming`).
+A match whose calibrated confidence also clears the (higher) direct threshold is `direct`:
+sure enough to act on without asking a model.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentur.ai.providers.base import ProviderError
 from agentur.assistant.definition import AssistantDefinition
@@ -80,6 +82,8 @@ class RouteResult:
     target: str | None
     score: float
     via: str
+    direct: bool = False
+    ranked: tuple[Scored, ...] = ()  # every candidate, best first
 
 
 def candidates_of(definition: AssistantDefinition) -> list[Candidate]:
@@ -116,10 +120,12 @@ async def route_message(
     similarity_threshold: float,
     similarity_floor: float,
     out_of_scope_rate: float,
+    direct_rate: float,
 ) -> RouteResult:
     """The similarity leg calibrates its out-of-scope threshold from the examples so that at
     most `out_of_scope_rate` of off-topic messages would be answered; `similarity_threshold`
-    shifts it and `similarity_floor` is the lowest it may be (both in probability)."""
+    shifts it and `similarity_floor` is the lowest it may be (both in probability). Its
+    direct threshold keeps to `direct_rate` (out of scope and misrouted)."""
     # With embeddings, word overlap only adds noise (bench/intent_routing.py); without them it
     # is the only signal beyond keywords.
     similarity: list[Scored] = []
@@ -134,12 +140,18 @@ async def route_message(
                 floor=similarity_floor,
                 router_threshold=threshold,
                 out_of_scope_rate=out_of_scope_rate,
+                direct_rate=direct_rate,
             )
         except (AgenturError, ProviderError) as error:
             # No embedding model (or it failed): keywords and overlap decide (S8).
             logger.info("router similarity unavailable: %s", error)
     keywords = rank_by_keywords(message, candidates, with_overlap=not similarity)
-    return decide(merge(confirming(keywords, similarity), similarity), threshold)
+    routed = decide(merge(confirming(keywords, similarity), similarity), threshold)
+    if routed.kind != "out_of_scope" and similarity and similarity[0].direct:
+        best = similarity[0].candidate
+        if (best.kind, best.target or None) == (routed.kind, routed.target):
+            routed = replace(routed, direct=True)
+    return routed
 
 
 def confirming(keywords: list[Scored], similarity: list[Scored]) -> list[Scored]:
@@ -164,6 +176,9 @@ def decide(ranked: list[Scored], threshold: float) -> RouteResult:
     """The best candidate if it clears the threshold, else out of scope."""
     if not ranked or ranked[0].score < threshold:
         top = ranked[0] if ranked else None
-        return RouteResult("out_of_scope", None, top.score if top else 0.0, top.via if top else "")
+        score, via = (top.score, top.via) if top else (0.0, "")
+        return RouteResult("out_of_scope", None, score, via, ranked=tuple(ranked))
     top = ranked[0]
-    return RouteResult(top.candidate.kind, top.candidate.target or None, top.score, top.via)
+    return RouteResult(
+        top.candidate.kind, top.candidate.target or None, top.score, top.via, ranked=tuple(ranked)
+    )

@@ -18,7 +18,7 @@ from agentur.ai.service import AiService
 from agentur.assistant.answer_faq import answer_faq
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.basic_reply import basic_reply
-from agentur.assistant.classify_intent import Action, Intent, classify_intent
+from agentur.assistant.classify_intent import Action, Intent, Routing, classify_intent
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.embedding_router import Embedder
 from agentur.assistant.escalation_menu import escalation_menu
@@ -143,16 +143,16 @@ class _Turn:
                 yield thinking(preflight_low_sentence(self.language, names), "preflight")
         yield await simplified("classify", self.language)
         settings = self.deps.settings
-        intent = await classify_intent(
-            self.deps.ai,
-            self.context,
-            self.definition,
-            self.message,
+        routing = Routing(
             embedder=self.deps.embedder,
             threshold=settings.assistant_router_threshold,
             similarity_threshold=settings.assistant_similarity_threshold,
             similarity_floor=settings.assistant_similarity_floor,
             out_of_scope_rate=settings.assistant_router_out_of_scope_rate,
+            direct_rate=settings.assistant_router_direct_rate,
+        )
+        intent = await classify_intent(
+            self.deps.ai, self.context, self.definition, self.message, routing
         )
         self.record.path.append(f"classify:{intent.via}")
         async for event in self._act(intent):

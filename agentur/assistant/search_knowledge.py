@@ -4,14 +4,17 @@ The visitor's question is searched before any model call and the passages go int
 numbered; the model answers from them and cites them by number ([1], [2][3]). Tools stay on
 offer for follow-up reads (search with other words, read around a passage, live API data)
 within the step limit, so a model that cannot call tools still answers grounded. `sources`
-lists only the passages the answer cites (issue 11).
+lists only the passages the answer cites.
 
-The answer falls back to the extractive one (the best passages quoted with their sources,
-S8) when there is no chat model, when the model fails before anything reached the visitor,
-or when its output is unusable: empty, only citation markers (a small model copying the
-"[1]" of the instructions), or a tool call written as text (which the visitor never sees —
-see `CallTextGuard`). With nothing retrieved and no API the model is not asked
-at all: "nothing found" and a person offered, never a guess.
+The answer is held back until it is checked (`check_support`): every cited sentence must be
+supported by its passages, and an answer citing nothing, or stating a number or a definite
+yes/no no passage supports, is not sent. It is replaced by the extractive answer (the passages
+that support any of its sentences, else those that cover the question, quoted with their
+sources, S8) — or, when nothing does, by an honest "I don't know" with a person offered. The
+extractive answer also stands in when there is no chat model, when the model fails, or when its
+output is unusable: empty, only citation markers, or a tool call written as text (see
+`CallTextGuard`). With nothing retrieved and no API the model is not asked at all: "nothing
+found" and a person offered, never a guess.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from agentur.ai.stream_error import StreamError
 from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_tools import definitions, offered_tools, run_assistant_tool
+from agentur.assistant.check_support import check_answer, covers
 from agentur.assistant.cite_passages import cited_sources, has_words
-from agentur.assistant.events import TurnEvent, chunk, sources
+from agentur.assistant.events import TurnEvent, action, chunk, sources
 from agentur.assistant.extractive_answer import quote_passages, where
 from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
+from agentur.assistant.phrases import phrase
 from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
 from agentur.errors import AgenturError
@@ -45,9 +50,9 @@ SYSTEM = """{instructions}
 
 Answer the website visitor's question from the numbered passages of the assistant's \
 documents, in language "{language}", in one to three full sentences. State only what the \
-passages say, and end each sentence with the number of the passage it comes from, e.g. \
-"Parcels arrive in two working days [1]." If the passages do not answer the question, say \
-so in one sentence; never guess.{hints}"""
+passages say, and end each sentence with the number of the passage it comes from, in the \
+form "<statement from passage 2> [2]." If the passages do not answer the question, say so \
+in one sentence; never guess.{hints}"""
 TOOLS_HINT = (
     "\nFor more, call search_knowledge (other words) or read_source_window (more text around a "
     "passage); new passages continue the numbering."
@@ -78,8 +83,12 @@ class KnowledgeTurn:
 class KnowledgeResult:
     text: str = ""
     citations: list[dict[str, Any]] = field(default_factory=list)
-    mode: str = "generated"  # or "extractive"
+    mode: str = "generated"  # "extractive" or "dont_know" when the answer was replaced
     steps: int = 0
+    # Why the model's answer was replaced, and the passages it saw that support any of its
+    # sentences (the extractive answer quotes them first).
+    rejected: str = ""
+    supporting: list[Passage] = field(default_factory=list)
 
 
 async def search_knowledge(
@@ -94,17 +103,27 @@ async def search_knowledge(
             async for event in _generate(turn, turn.ai, passages, result):
                 yield event
         except (AgenturError, ProviderError) as error:
-            if result.text:
-                raise  # part of a generated answer went out; do not append a second one
             logger.info("knowledge answer unavailable, answering extractively: %s", error)
-        else:
-            if result.mode == "generated":
-                return
-            logger.info("the model's knowledge answer was unusable; answering extractively")
-    events, text, citations = quote_passages(passages[: turn.extractive_count], turn.language)
-    if result.text:  # a sentence before an unusable call went out: the excerpts follow it
-        events, text = [chunk("\n\n"), *events], "\n\n" + text
-    result.text, result.citations, result.mode = result.text + text, citations, "extractive"
+            result.mode = "extractive"
+        if result.mode == "generated":
+            yield chunk(result.text)
+            if result.citations:
+                yield sources(result.citations)
+            return
+        logger.info("the model's knowledge answer was replaced: %s", result.rejected or "unusable")
+    chosen = passages
+    if result.rejected:  # a grounding failure: quote only what bears on the question
+        covering = [p for p in passages if covers(turn.message, p.text)]
+        chosen = list(dict.fromkeys([*result.supporting, *covering]))
+    if result.rejected and not chosen:
+        result.mode = "dont_know"
+        text = phrase("dont_know", turn.language)
+        events = [chunk(text), action("offer_escalation")]
+        result.text, result.citations = text, []
+    else:
+        result.mode = "extractive"
+        quoted = chosen[: turn.extractive_count]
+        events, result.text, result.citations = quote_passages(quoted, turn.language)
     for event in events:
         yield event
 
@@ -139,7 +158,8 @@ def _recovers_text_calls(ai: AiService, model_id: str) -> bool:
 async def _generate(
     turn: KnowledgeTurn, ai: AiService, passages: list[Passage], result: KnowledgeResult
 ) -> AsyncIterator[TurnEvent]:
-    """The model's answer; sets `result.mode` to "extractive" when it is unusable."""
+    """Runs the loop (yielding its progress) and leaves the checked answer in `result`, or
+    `result.mode` "extractive" with the reason in `result.rejected`: nothing is sent here."""
     tools = offered_tools(with_api=turn.api is not None)
     known = list(passages)  # numbered as the model sees them; tools append to it
     turn.tool_context.extras.update(knowledge=turn.knowledge, api=turn.api, passages=known)
@@ -147,6 +167,7 @@ async def _generate(
     system = SYSTEM.format(instructions=turn.instructions, language=turn.language, hints=hints)
     messages = [Message.system(system), Message.user(passages_prompt(passages, turn.message))]
     final, hidden = "", ""
+    live: list[str] = []  # what API calls returned
     for step in range(turn.max_steps + 1):
         # The last round offers no tools: the model must answer with what it has.
         offered = definitions(tools) if step < turn.max_steps else ()
@@ -159,8 +180,6 @@ async def _generate(
                 response = event
             else:
                 shown.append(event.data["text"])
-                result.text += event.data["text"]
-                yield event
         if response is None:
             raise AgenturError("the model stream ended without a response")
         result.steps = step + 1
@@ -168,8 +187,6 @@ async def _generate(
         hidden = "" if calls else guard.held
         if hidden and not find_text_tool_calls(hidden, tools.names()).looks_like_call:
             shown.append(hidden)  # a code fence or JSON that is not a call: part of the answer
-            result.text += hidden
-            yield chunk(hidden)
             hidden = ""
         final = "".join(shown)
         if not calls:
@@ -181,12 +198,18 @@ async def _generate(
             status = "failed" if outcome.is_error else "finished"
             yield await _progress(turn, call, status, duration_ms=round(outcome.duration_ms, 1))
             messages.append(Message.tool_result(call, outcome.content, is_error=outcome.is_error))
+            if call.name == "call_api" and not outcome.is_error:
+                live.append(outcome.content)
     if hidden or not has_words(final) or find_text_tool_calls(final, tools.names()).looks_like_call:
         result.mode = "extractive"
         return
+    verdict = check_answer(final, [p.text for p in known], live)
+    result.supporting = [known[n - 1] for n in verdict.supporting]
+    if not verdict.grounded:
+        result.mode, result.rejected = "extractive", verdict.reason
+        return
+    result.text = final.strip()
     result.citations = cited_sources(result.text, known)
-    if result.citations:
-        yield sources(result.citations)
 
 
 def _calls(

@@ -44,6 +44,16 @@ class AssistantSettings(PartSettings):
         "off-topic messages; its match threshold is the lowest that keeps to it. Lower sends "
         "more messages to knowledge search.",
     )
+    assistant_router_direct_rate: float = Field(
+        # Calibrated like the out-of-scope rate, on the same cross-validation messages.
+        default=0.02,
+        ge=0.0,
+        le=1.0,
+        description="Share of out-of-scope messages (and of messages meant for another FAQ "
+        "or flow) the router may answer without asking the classification model; above the "
+        "threshold that keeps to it, a FAQ is answered or a flow started with no model call. "
+        "0 leaves every decision to the model when one is configured.",
+    )
     assistant_similarity_threshold: float = Field(
         # Moves the operating point along the curve bench/intent_routing.py prints.
         default=0.0,

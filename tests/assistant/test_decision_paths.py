@@ -96,11 +96,11 @@ async def test_search_knowledge_runs_a_bounded_tool_loop_with_citations() -> Non
 async def test_knowledge_loop_stops_at_the_step_limit() -> None:
     search = ScriptedTurn.call("search_knowledge", query="parcel")
     ai, provider = scripted_ai(
-        intent("search_knowledge"), search, search, ScriptedTurn(text="Done.")
+        intent("search_knowledge"), search, search, ScriptedTurn(text="Two working days [1].")
     )
     settings = AssistantSettings(assistant_max_knowledge_steps=2)
     result = await turn("parcels?", ai=ai, settings=settings)
-    assert result.final["answer"] == "Done."
+    assert result.final["answer"] == "Two working days [1]."
     assert [len(r.tools) > 0 for r in provider.received[1:]] == [True, True, False]
 
 
@@ -180,11 +180,11 @@ async def test_simplified_thinking_through_the_gateway_when_enabled() -> None:
         intent("search_knowledge"),
         ScriptedTurn.call("search_knowledge", query="parcel delivery"),
         ScriptedTurn(text="Looking through our shipping guides…"),  # the rewrite
-        ScriptedTurn(text="Two working days."),
+        ScriptedTurn(text="Two working days [1]."),
     )
     settings = AssistantSettings(assistant_simplify_thinking_with_model=True)
     result = await turn("parcels?", ai=ai, settings=settings)
     assert "Looking through our shipping guides…" in result.thinking
     assert not any("parcel delivery" in text for text in result.thinking)  # raw args stay inside
     assert "search_knowledge" in provider.received[2].messages[-1].content
-    assert result.final["answer"] == "Two working days."
+    assert result.final["answer"] == "Two working days [1]."

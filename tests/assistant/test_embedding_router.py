@@ -45,7 +45,7 @@ def test_calibrated_threshold_sits_between_in_scope_and_unseen_classes() -> None
     centres = np.eye(8)
     labels = np.repeat(np.arange(8), 6)
     texts = ["same words everywhere"] * len(labels)  # the lexical head cannot tell them apart
-    fitted = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.2)
+    fitted = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.2, 0.02)
     assert 0.0 < fitted.threshold < 1.0
     fresh = clusters(centres, 4, 0.1, 4)
     sure = fitted.probabilities(fresh, texts[: len(fresh)]).max(axis=1)
@@ -53,7 +53,7 @@ def test_calibrated_threshold_sits_between_in_scope_and_unseen_classes() -> None
     # A message between every class is unsure: below the threshold.
     between = fitted.probabilities(np.full((1, 8), 8**-0.5), texts[:1]).max()
     assert between < fitted.threshold
-    stricter = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.05)
+    stricter = fit(clusters(centres, 6, 0.1, 3), texts, labels, 8, None, 0.05, 0.02)
     assert stricter.threshold > fitted.threshold
 
 
@@ -73,7 +73,7 @@ def test_confidence_rescaling_keeps_each_messages_ranking_and_background_win() -
     centres = np.eye(8)[:5]
     labels = np.repeat(np.arange(5), 6)  # class 4 plays the background
     texts = ["same words everywhere"] * len(labels)
-    fitted = fit(clusters(centres, 6, 0.15, 8), texts, labels, 5, 4, 0.2)
+    fitted = fit(clusters(centres, 6, 0.15, 8), texts, labels, 5, 4, 0.2, 0.02)
     assert fitted.confidence is not None
     messages = clusters(centres, 3, 0.15, 9)
     plain = fitted.head.answer(messages, texts[: len(messages)]).mixed
@@ -155,6 +155,7 @@ async def test_without_the_pinned_model_the_router_falls_back_to_keywords() -> N
         similarity_threshold=0.0,
         similarity_floor=0.0,
         out_of_scope_rate=0.2,
+        direct_rate=0.02,
     )
     assert (routed.kind, routed.target, routed.via) == ("faq", "returns", "keyword")
     await ai.aclose()
@@ -180,6 +181,7 @@ async def test_similarity_routes_a_paraphrase_and_rejects_off_topic() -> None:
         "threshold": ROUTER,
         "similarity_threshold": 0.0,
         "out_of_scope_rate": 0.2,
+        "direct_rate": 0.02,
     }
     routed = await route_message("where is my order", candidates, **kwargs, similarity_floor=0.0)
     assert (routed.kind, routed.target, routed.via) == ("flow", "order", "similarity")
@@ -233,6 +235,7 @@ def on_device_routing(ai: AiService) -> dict[str, Any]:
         "similarity_threshold": 0.0,
         "similarity_floor": 0.0,
         "out_of_scope_rate": 0.2,
+        "direct_rate": 0.02,
     }
 
 
