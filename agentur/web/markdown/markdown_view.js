@@ -62,15 +62,28 @@ export class MarkdownView {
     this.node = node;
     this.text = "";
     this.frame = null;
+    this.notBefore = 0;
   }
 
   /** The text so far; rendered on the next frame (several chunks in one frame: one parse). */
   stream(text) {
     this.text = text;
-    this.frame ??= requestAnimationFrame(() => {
-      this.frame = null;
-      patch(this.node, renderMarkdown(settledSource(this.text)));
-    });
+    this.frame ??= requestAnimationFrame(() => this.#streamFrame());
+  }
+
+  // A render costs a few milliseconds for a usual answer but a whole frame for a very long one
+  // (bench/markdown_render.py): the next waits three times as long as the last took, so
+  // rendering keeps to about a quarter of the main thread however long the answer grows.
+  #streamFrame() {
+    const start = performance.now();
+    if (start < this.notBefore) {
+      this.frame = requestAnimationFrame(() => this.#streamFrame());
+      return;
+    }
+    this.frame = null;
+    patch(this.node, renderMarkdown(settledSource(this.text)));
+    const end = performance.now();
+    this.notBefore = end + 3 * (end - start);
   }
 
   /** The whole text: rendered now, nothing held back. */
