@@ -56,14 +56,20 @@ def _row(page: Page, name: str) -> Locator:
     return page.locator("tbody tr", has=_name(page, name))
 
 
+async def _in_offers(context: BrowserContext, base_url: str, member: Member) -> Page:
+    """The Files screen signed in as `member`, the folder Offerten open."""
+    page = await open_signed_in(context, base_url, member.key, "files")
+    await page.set_viewport_size(TALL)
+    await page.get_by_role("button", name="Offerten", exact=True).click()
+    return page
+
+
 async def test_download_rename_move_and_delete(
     base_url: str, browser_context: BrowserContext, tenants: Tenants, tmp_path: Path
 ) -> None:
     member = await tenants.member()
     ids = await _seed(base_url, member)
-    page = await open_signed_in(browser_context, base_url, member.key, "files")
-    await page.set_viewport_size(TALL)
-    await page.get_by_role("button", name="Offerten", exact=True).click()
+    page = await _in_offers(browser_context, base_url, member)
     crumbs = page.get_by_role("navigation", name="Ordnerpfad")
     await expect(crumbs.get_by_role("listitem")).to_have_text(["Alle Ordner", "Offerten"])
     await expect(crumbs.locator("[aria-current='location']")).to_have_text("Offerten")
@@ -145,9 +151,7 @@ async def test_a_selection_is_moved_by_dragging_and_deleted_at_once(
 ) -> None:
     member = await tenants.member()
     ids = await _seed(base_url, member)
-    page = await open_signed_in(browser_context, base_url, member.key, "files")
-    await page.set_viewport_size(TALL)
-    await page.get_by_role("button", name="Offerten", exact=True).click()
+    page = await _in_offers(browser_context, base_url, member)
     toolbar = page.get_by_role("group", name="Aktionen für die Auswahl")
     await expect(toolbar.get_by_role("button", name="Auswahl löschen …")).to_be_disabled()
 
