@@ -65,6 +65,15 @@ WEB_ADDRESS = r"^https?://[^/?#@ \t\r\n\f\v]+([/?#][^ \t\r\n\f\v]*)?$"
 FaqQuestion = Annotated[str, *name_rule(max_length=1_000)]
 
 
+class FaqTranslation(Strict):
+    question: FaqQuestion | None = Field(
+        default=None,
+        description="The question in this language: the source's title, and one more example "
+        "the router matches.",
+    )
+    answer: str = Field(min_length=1, max_length=20_000)
+
+
 class Faq(Strict):
     id: Id
     question: FaqQuestion
@@ -77,6 +86,24 @@ class Faq(Strict):
         pattern=WEB_ADDRESS,
         description="A web page with more on this answer; visitors see it as the source link.",
     )
+    language: Language | None = Field(
+        default=None,
+        description="The language of `question` and `answer`; empty: the assistant's first "
+        "language.",
+    )
+    translations: dict[Language, FaqTranslation] = Field(
+        default_factory=dict,
+        description="The FAQ in other languages, by language code: a visitor gets the answer "
+        "in the conversation's language, else the FAQ's own with a note saying so.",
+    )
+
+    def text_in(self, language: str, own_language: str) -> tuple[str, str, str]:
+        """(question, answer, the language they are in): the visitor's language if the FAQ
+        has it, else the FAQ's own (`own_language` when the FAQ names none)."""
+        for code, translation in self.translations.items():
+            if code == language:
+                return translation.question or self.question, translation.answer, language
+        return self.question, self.answer, self.language or own_language
 
 
 class Validation(Strict):
@@ -206,7 +233,12 @@ class OpeningHours(Strict):
 class EscalationOption(Strict):
     kind: Literal["email", "phone", "chat"]
     label: OptionalName = ""
-    address: str = Field(min_length=1, description="E-mail address, phone number or chat queue")
+    address: str = Field(
+        min_length=1,
+        description="E-mail address, phone number, or for a chat the web address of the live "
+        "chat (agentur has no live chat of its own: a chat without an http(s) address is not "
+        "offered to visitors)",
+    )
     # Options without hours are always available (e.g. e-mail).
     hours: OpeningHours | None = None
 
@@ -338,6 +370,13 @@ class AssistantDefinition(Strict):
             ids = [item.id for item in items]
             if len(set(ids)) != len(ids):
                 raise ValueError(f"{group}: ids must be unique")
+        for faq in self.faqs:
+            own = faq.language or self.languages[0]
+            if own in faq.translations:
+                raise ValueError(
+                    f"FAQ {faq.question!r}: a translation into {own!r}, its own language "
+                    "(question and answer are in it); edit the answer or set `language`"
+                )
         desks = {desk.id for desk in self.help_desks} | {desk.name for desk in self.help_desks}
         endpoints = {e.name for e in self.api_catalog.endpoints} if self.api_catalog else set()
         for flow in self.flows:

@@ -114,6 +114,14 @@ PHRASES: dict[str, dict[str, str]] = {
         "Scelga un'altra opzione.",
         "es": "El correo no está disponible en este momento; no se envió nada. Elija otra opción.",
     },
+    # Said before a FAQ answer that exists only in another language than the visitor's.
+    "faq_other_language": {
+        "en": "This answer is only available in {name}:",
+        "de": "Diese Antwort gibt es nur auf {name}:",
+        "fr": "Cette réponse n'existe qu'en {name} :",
+        "it": "Questa risposta è disponibile solo in {name}:",
+        "es": "Esta respuesta solo está disponible en {name}:",
+    },
     "email_sent": {
         "en": "Your message was handed to our mail server for {desk}.",
         "de": "Ihre Nachricht wurde an unseren Mailserver für {desk} übergeben.",
@@ -122,6 +130,26 @@ PHRASES: dict[str, dict[str, str]] = {
         "es": "Su mensaje se entregó a nuestro servidor de correo para {desk}.",
     },
 }
+
+# Each language's name in each language, for sentences such as `faq_other_language`.
+LANGUAGE_NAMES: dict[str, dict[str, str]] = {
+    "en": {"en": "English", "de": "German", "fr": "French", "it": "Italian", "es": "Spanish"},
+    "de": {
+        "en": "Englisch",
+        "de": "Deutsch",
+        "fr": "Französisch",
+        "it": "Italienisch",
+        "es": "Spanisch",
+    },
+    "fr": {"en": "anglais", "de": "allemand", "fr": "français", "it": "italien", "es": "espagnol"},
+    "it": {"en": "inglese", "de": "tedesco", "fr": "francese", "it": "italiano", "es": "spagnolo"},
+    "es": {"en": "inglés", "de": "alemán", "fr": "francés", "it": "italiano", "es": "español"},
+}
+
+
+def language_name(language: str, in_language: str) -> str:
+    names = LANGUAGE_NAMES.get(in_language, LANGUAGE_NAMES["en"])
+    return names.get(language, language)
 
 
 def phrase(key: str, language: str, **values: str) -> str:

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, replace
 
 from agentur.ai.providers.base import ProviderError
-from agentur.assistant.definition import AssistantDefinition
+from agentur.assistant.definition import AssistantDefinition, Faq
 from agentur.assistant.embedding_router import Embedder, similarity_scores
 from agentur.assistant.keyword_router import Candidate, Scored, rank_by_keywords
 from agentur.errors import AgenturError
@@ -88,7 +88,9 @@ class RouteResult:
 
 def candidates_of(definition: AssistantDefinition) -> list[Candidate]:
     found = [
-        Candidate("faq", faq.id, (faq.question, *faq.variants), tuple(faq.keywords))
+        Candidate(
+            "faq", faq.id, (faq.question, *faq.variants, *_translated(faq)), tuple(faq.keywords)
+        )
         for faq in definition.faqs
     ]
     found += [
@@ -98,6 +100,11 @@ def candidates_of(definition: AssistantDefinition) -> list[Candidate]:
     found.append(Candidate("person", "", PERSON_EXAMPLES, PERSON_KEYWORDS))
     found.append(Candidate("greeting", "", (), GREETING_KEYWORDS))
     return found
+
+
+def _translated(faq: Faq) -> list[str]:
+    """A FAQ's questions in its other languages: examples like its variants."""
+    return [item.question for item in faq.translations.values() if item.question]
 
 
 def merge(*rankings: list[Scored]) -> list[Scored]:

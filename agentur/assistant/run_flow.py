@@ -99,11 +99,14 @@ class FlowRunner:
         api: AssistantApi | None,
         language: str,
         now: datetime,
+        *,
+        email_available: bool,
     ) -> None:
         self.definition = definition
         self.api = api
         self.language = language
         self.now = now
+        self.email_available = email_available
 
     async def start(self, flow: Flow, state: dict[str, Any]) -> FlowOutcome:
         state["flow"] = {"id": flow.id, "step": 0, "variables": {}, "awaiting": False}
@@ -161,7 +164,11 @@ class FlowRunner:
                     break
             elif isinstance(step, HandoffStep):
                 events, text_out = escalation_menu(
-                    self.definition, step.help_desk, self.language, self.now
+                    self.definition,
+                    step.help_desk,
+                    self.language,
+                    self.now,
+                    email_available=self.email_available,
                 )
                 outcome.events += events
                 outcome.texts.append(text_out)

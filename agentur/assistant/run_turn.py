@@ -118,7 +118,13 @@ class _Turn:
 
     @property
     def runner(self) -> FlowRunner:
-        return FlowRunner(self.definition, self.deps.api, self.language, self.deps.now)
+        return FlowRunner(
+            self.definition,
+            self.deps.api,
+            self.language,
+            self.deps.now,
+            email_available=self.deps.settings.email_available,
+        )
 
     async def decide_and_act(self) -> AsyncIterator[TurnEvent]:
         if "flow" in self.state:
@@ -190,7 +196,8 @@ class _Turn:
         definition, record = self.definition, self.record
         if intent.action == "faq" and (faq := definition.faq(intent.target or "")):
             record.path.append(f"faq:{faq.id}")
-            for event in self._fixed(*answer_faq(faq)):
+            answer = answer_faq(faq, self.language, definition.languages[0])
+            for event in self._fixed(*answer):
                 yield event
         elif intent.action == "flow" and (flow := definition.flow(intent.target or "")):
             record.path.append(f"flow:{flow.id}:start")
@@ -198,7 +205,13 @@ class _Turn:
                 yield event
         elif intent.action == "escalate":
             record.path.append("escalation_menu")
-            menu = escalation_menu(definition, intent.target, self.language, self.deps.now)
+            menu = escalation_menu(
+                definition,
+                intent.target,
+                self.language,
+                self.deps.now,
+                email_available=self.deps.settings.email_available,
+            )
             for event in self._fixed(*menu):
                 yield event
         elif intent.action == "basic_reply":

@@ -16,6 +16,7 @@ from email.utils import make_msgid
 from typing import Any
 
 from agentur.assistant.definition import HelpDesk
+from agentur.assistant.escalation_menu import usable_options
 from agentur.assistant.phrases import phrase
 from agentur.assistant.settings import AssistantSettings
 
@@ -66,10 +67,10 @@ async def send_escalation_email(
     language: str,
     transcript: str = "",
 ) -> EmailResult:
+    # The desk's other options a visitor can use (never e-mail again, never a bare chat queue)
     others = [
         {"kind": o.kind, "label": o.label or o.kind, "contact": o.address}
-        for o in desk.options
-        if o.kind != "email"
+        for o in usable_options(desk, email_available=False)
     ]
     option = next((o for o in desk.options if o.kind == "email"), None)
     if option is None:

@@ -167,6 +167,11 @@ class AssistantSettings(PartSettings):
         )
 
     @property
+    def email_available(self) -> bool:
+        """E-mail escalation is offered to visitors only with an SMTP server configured."""
+        return bool(self.smtp_host)
+
+    @property
     def preflight_mode(self) -> str:
         """`routing` wins over `shadow`: acting implies logging."""
         if self.preflight_routing:

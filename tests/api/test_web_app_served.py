@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from agentur.api.routes.web_app import APP_DIR
+from agentur.api.routes.web_app import APP_DIR, SHARED_DIRS
 
 
 async def test_shell_page_has_a_strict_content_security_policy(client: httpx.AsyncClient) -> None:
@@ -40,9 +40,32 @@ async def test_every_module_is_served_as_javascript(client: httpx.AsyncClient) -
     assert styles.headers["content-type"].startswith("text/css")
 
 
+async def test_the_shared_markdown_renderer_is_served_under_app(
+    client: httpx.AsyncClient,
+) -> None:
+    folder = SHARED_DIRS["markdown"]
+    scripts = sorted([*folder.rglob("*.js"), *folder.rglob("*.mjs")])
+    assert {"render_markdown.js", "purify.es.mjs", "markdown-it.esm.min.mjs"} <= {
+        path.name for path in scripts
+    }
+    for path in scripts:
+        response = await client.get(f"/app/markdown/{path.relative_to(folder).as_posix()}")
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("text/javascript"), path
+        assert "trusted-types 'none'" in response.headers["content-security-policy"]
+    assert (await client.get("/app/markdown/vendor/README.md")).status_code == 404
+
+
 @pytest.mark.parametrize(
     "path",
-    ["/app/missing.js", "/app/%2e%2e/api/app.py", "/app/..%2f..%2fpyproject.toml", "/app/screens"],
+    [
+        "/app/missing.js",
+        "/app/%2e%2e/api/app.py",
+        "/app/..%2f..%2fpyproject.toml",
+        "/app/screens",
+        "/app/markdown/..%2f..%2fapi/app.py",
+        "/app/markdown/%2e%2e/widget/widget.js",
+    ],
 )
 async def test_nothing_outside_the_app_folder(client: httpx.AsyncClient, path: str) -> None:
     response = await client.get(path)

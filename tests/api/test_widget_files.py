@@ -57,3 +57,22 @@ async def test_old_versions_and_unknown_files(client: httpx.AsyncClient) -> None
     assert traversal.status_code == 404
     paths = (await client.get("/openapi.json")).json()["paths"]
     assert not [path for path in paths if "widget" in path]
+
+
+async def test_the_markdown_renderer_is_served_with_the_widget(client: httpx.AsyncClient) -> None:
+    """The renderer shared with the web app, and the vendored libraries it imports."""
+    version = widget_files().version
+    base = f"/widget/{version}/markdown"
+    view = await client.get(f"{base}/markdown_view.js")
+    assert view.status_code == 200
+    renderer = (await client.get(f"{base}/render_markdown.js")).text
+    for imported in re.findall(r'from "\./([\w./-]+)"', renderer):
+        served = await client.get(f"{base}/{imported}")
+        assert served.status_code == 200, imported
+        assert served.headers["content-type"] == "text/javascript; charset=utf-8"
+        assert served.headers["access-control-allow-origin"] == "*"
+    css = await client.get(f"/widget/{version}/widget.css")
+    assert '@import url("markdown/markdown.css")' in css.text
+    assert (await client.get(f"{base}/markdown.css")).status_code == 200
+    # the licences ship in the package but are no widget files
+    assert (await client.get(f"{base}/vendor/dompurify/LICENSE")).status_code == 404

@@ -82,6 +82,8 @@ async def test_sub_resource_crud(client: httpx.AsyncClient, tenants: Tenants) ->
         "variants": [],
         "keywords": [],
         "url": None,
+        "language": None,
+        "translations": {},
     }
     bad = await client.post(f"{base}/faqs", json={"question": "No answer"}, headers=admin.headers)
     # The body is the item itself, so the error names its own field.

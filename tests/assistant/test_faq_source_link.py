@@ -28,6 +28,7 @@ async def test_the_faq_source_carries_its_page() -> None:
             "kind": "faq",
             "faq_id": "returns",
             "question": "How can I return an item?",
+            "language": "en",
             "url": RETURNS_PAGE,
         }
     ]

@@ -90,6 +90,7 @@ async def test_damaged_cheese_refund_is_the_faq_although_the_model_says_small_ta
         "kind": "faq",
         "faq_id": "damaged",
         "question": "What if my cheese arrives damaged?",
+        "language": "en",
     }
     assert len(provider.received) == 1  # no model call writes the answer
 

@@ -13,6 +13,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext
 
 from agentur.api.app import create_app
+from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
 from tests.api.live_server import live_server
 from tests.web.browser import chromium_path, launch_chromium
@@ -56,3 +57,14 @@ async def browser_context(browser: Browser) -> AsyncIterator[BrowserContext]:
         yield context
     finally:
         await context.close()
+
+
+@pytest.fixture
+async def indexing(runtime: Runtime) -> AsyncIterator[None]:
+    """The in-process indexing worker `agentur serve` runs (the test server shares the
+    runtime, so the test starts it)."""
+    stop = start_background_indexing(runtime)
+    try:
+        yield
+    finally:
+        await stop()

@@ -41,6 +41,12 @@ async def _save(page: Page) -> None:
     await page.get_by_role("button", name="Speichern").click()
 
 
+async def _tab(page: Page, name: str) -> None:
+    """Shows one section of the editor (tabs: one section at a time)."""
+    await page.get_by_role("tab", name=name).click()
+    await expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
+
+
 async def test_create_list_edit_and_decisions(
     browser_context: BrowserContext, base_url: str, runtime: Runtime, tenants: Tenants
 ) -> None:
@@ -53,11 +59,18 @@ async def test_create_list_edit_and_decisions(
     # Create with one FAQ.
     await page.get_by_role("button", name="Neuer Assistent").click()
     await page.get_by_label("Name", exact=True).fill("Velo-Shop")
+    await _tab(page, "FAQs")
     await page.get_by_role("button", name="FAQ hinzufügen").click()
-    await page.get_by_label("Frage").fill(QUESTION)
+    await page.get_by_label("Frage", exact=True).fill(QUESTION)
     await page.get_by_label("Antwort", exact=True).fill("Zwei Arbeitstage innerhalb der Schweiz.")
     await page.get_by_label("Andere Formulierungen").fill("Wann kommt mein Paket?\nLieferzeit?")
     await page.get_by_label("Stichwörter").fill("Versand, Lieferung")
+    # The FAQ in English too (its own language is the assistant's first: German).
+    await page.get_by_role("button", name="Übersetzung hinzufügen").click()
+    await page.get_by_label("Sprache der Übersetzung").select_option(label="Englisch")
+    await page.get_by_label("Frage in dieser Sprache").fill("How long does shipping take?")
+    await page.get_by_label("Antwort in dieser Sprache").fill("Two working days.")
+    await _tab(page, "Pre-Flight-Schwellen")
     await page.get_by_label("Mit einer FAQ antworten").fill("0.95")
     assert await serious_accessibility_violations(page) == []
     await _save(page)
@@ -74,17 +87,25 @@ async def test_create_list_edit_and_decisions(
         ["Wann kommt mein Paket?", "Lieferzeit?"],
         ["Versand", "Lieferung"],
     )
+    assert (faq["language"], faq["translations"]) == (
+        None,
+        {"en": {"question": "How long does shipping take?", "answer": "Two working days."}},
+    )
     await screenshot(page, "assistants-list")
 
     # Edit: a new answer and a help desk with opening hours.
     await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
-    await expect(page.get_by_label("Frage")).to_have_value(QUESTION)
+    await _tab(page, "FAQs")
+    await expect(page.get_by_label("Frage", exact=True)).to_have_value(QUESTION)
+    await expect(page.get_by_label("Antwort in dieser Sprache")).to_have_value("Two working days.")
     await page.get_by_label("Antwort", exact=True).fill("Zwei bis drei Arbeitstage.")
+    await _tab(page, "Anlaufstellen")
     await page.get_by_role("button", name="Anlaufstelle hinzufügen").click()
     await page.get_by_label("Name der Anlaufstelle").fill("Kundendienst")
-    await page.get_by_label("Adresse, Nummer oder Warteschlange").fill("hilfe@velo.example")
+    await page.get_by_label("Adresse, Nummer oder Webadresse").fill("hilfe@velo.example")
     hours = page.get_by_label("Öffnungszeiten", exact=True)
     # A flow: a choice whose second option jumps to a handoff to that desk.
+    await _tab(page, "Abläufe")
     flows = page.locator("fieldset.flows")
     await flows.get_by_role("button", name="Ablauf hinzufügen").click()
     await flows.get_by_label("Name des Ablaufs").fill("Rückgabe")
@@ -100,6 +121,7 @@ async def test_create_list_edit_and_decisions(
     await handoff.get_by_label("Schritt-ID").fill("desk")
     await handoff.get_by_label("Anlaufstelle").fill("Kundendienst")
     # A wrong range reaches the server, whose problem detail names the field.
+    await _tab(page, "Anlaufstellen")
     await hours.fill("mon-fri 08:00-25:00")
     await _save(page)
     alert = page.locator(".assistant-form [role='alert']")
@@ -132,7 +154,9 @@ async def test_create_list_edit_and_decisions(
     # Decisions and the latest replay of this assistant.
     await _log_shadow_and_replay(runtime, created["id"], faq["id"])
     await page.get_by_role("button", name="Velo-Shop bearbeiten").click()
+    await _tab(page, "Anlaufstellen")
     await expect(hours).to_have_value("mon-fri 08:00-12:00 13:30-17:00")  # read back as typed
+    await _tab(page, "Abläufe")
     await expect(flows.get_by_label("Auswahlmöglichkeiten")).to_have_value(
         "Umtausch = exchange\nGeld zurück = refund -> desk"
     )
@@ -208,7 +232,9 @@ async def test_an_edit_keeps_what_the_form_does_not_change_and_delete_asks_first
 
     page = await open_signed_in(browser_context, base_url, member.key, "assistants")
     await page.get_by_role("button", name="Shop helper bearbeiten").click()
+    await _tab(page, "API-Katalog")
     await expect(page.get_by_label("Muster der Pfadparameter")).to_have_value("order_id=[0-9]{5}")
+    await _tab(page, "Allgemein")
     await page.get_by_label("Name", exact=True).fill("Shop-Hilfe")
     await _save(page)
     await expect(page.locator(".assistants-status")).to_contain_text("«Shop-Hilfe» gespeichert")

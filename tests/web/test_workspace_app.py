@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import httpx
-import pytest
 from fpdf import FPDF
 from playwright.async_api import BrowserContext, Page, expect
 from sqlalchemy import select, update
 
 from agentur.accounts.api_keys import revoke_api_key
-from agentur.knowledge.background import start_background_indexing
 from agentur.runtime import Runtime
 from agentur.storage.models import ApiKey
 from agentur.storage.models.ai import AiLedgerEntry, MandateAiSettings
@@ -31,17 +28,6 @@ OFFER = (
     "Die Heckenpflege im Frühling kostet CHF 480 pro Einsatz. "
     "Rasenmähen wird wöchentlich von April bis Oktober ausgeführt.\n"
 )
-
-
-@pytest.fixture
-async def indexing(runtime: Runtime) -> AsyncIterator[None]:
-    """The in-process indexing worker `agentur serve` runs (the test server shares the
-    runtime, so the test starts it)."""
-    stop = start_background_indexing(runtime)
-    try:
-        yield
-    finally:
-        await stop()
 
 
 async def spend(
@@ -120,7 +106,8 @@ async def test_sign_in_files_search_usage_and_mandates(
     await page.get_by_label("Neuer Ordner").fill("Offerten")
     await page.get_by_role("button", name="Ordner anlegen").click()
     await page.get_by_role("button", name="Offerten", exact=True).click()
-    await expect(page.get_by_text("Ordner: Offerten")).to_be_visible()
+    breadcrumbs = page.get_by_role("navigation", name="Ordnerpfad")
+    await expect(breadcrumbs.locator("[aria-current]")).to_have_text("Offerten")
     await page.get_by_label("Tags für neue Dateien").fill("offerte")
     await page.locator("#upload-input").set_input_files(
         files=[{"name": "gartenpflege.txt", "mimeType": "text/plain", "buffer": OFFER.encode()}]

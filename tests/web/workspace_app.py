@@ -16,7 +16,7 @@ async def open_signed_in(context: BrowserContext, base_url: str, key: str, route
     page = await context.new_page()
     await page.goto(f"{base_url}/#/{route}")
     await sign_in(page, key)
-    await page.get_by_role("navigation").wait_for()
+    await page.get_by_role("navigation", name="Hauptnavigation").wait_for()
     return page
 
 

@@ -3,7 +3,8 @@
 Static files from the package (no build step, no Node at run time). Every answer carries a
 strict Content-Security-Policy: scripts, styles and connections only from this origin, no
 inline script, no framing by other sites, no HTML sink fed a string (Trusted Types); `blob:`
-frames let the Files screen preview a PDF the app fetched itself."""
+frames let the Files screen preview a PDF the app fetched itself. `/app/markdown/...` is the
+Markdown renderer the app shares with the visitor widget (`agentur/web/markdown/`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.exceptions import HTTPException
 
-APP_DIR = Path(__file__).resolve().parents[2] / "web" / "app"
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
+APP_DIR = WEB_DIR / "app"
+# Folders of other parts served under a prefix of /app/ (the app imports them relatively).
+SHARED_DIRS = {"markdown": WEB_DIR / "markdown"}
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -40,7 +44,12 @@ SECURITY_HEADERS = {
     # must not mix cached modules of the old version with new ones.
     "Cache-Control": "no-cache",
 }
-MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
+MEDIA_TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+}
 
 router = APIRouter(include_in_schema=False)
 
@@ -60,8 +69,10 @@ async def web_app_page() -> FileResponse:
 
 @router.get("/app/{asset:path}")
 async def web_app_asset(asset: str) -> FileResponse:
-    # resolve() folds `..` away; anything that lands outside the app folder is not ours
-    path = (APP_DIR / asset).resolve()
-    if not path.is_relative_to(APP_DIR) or not path.is_file() or path.suffix not in MEDIA_TYPES:
+    prefix, _, rest = asset.partition("/")
+    folder, relative = (SHARED_DIRS[prefix], rest) if prefix in SHARED_DIRS else (APP_DIR, asset)
+    # resolve() folds `..` away; anything that lands outside the folder is not ours
+    path = (folder / relative).resolve()
+    if not path.is_relative_to(folder) or not path.is_file() or path.suffix not in MEDIA_TYPES:
         raise HTTPException(status_code=404, detail=f"no web app file {asset!r}")
     return _serve(path)

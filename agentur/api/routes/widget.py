@@ -5,7 +5,9 @@ The embed URL never changes, so `/widget.js` is cached briefly and revalidated b
 imports the modules under a content hash of the whole widget folder, so those URLs change with
 every release and can be cached for a year. The modules are imported from the visitor's page,
 i.e. cross-origin, and browsers fetch module scripts in CORS mode: hence
-`Access-Control-Allow-Origin: *` (public files, no credentials involved).
+`Access-Control-Allow-Origin: *` (public files, no credentials involved). The Markdown
+renderer the widget shares with the web app (`agentur/web/markdown/`) is served under
+`/widget/<version>/markdown/`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from fastapi import APIRouter, Request, Response
 
@@ -22,7 +25,11 @@ from agentur.errors import NotFoundError
 router = APIRouter(include_in_schema=False)
 LOADER = "widget.js"
 VERSION_MARKER = "__WIDGET_VERSION__"  # in widget.js; replaced by the content hash
-CONTENT_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+CONTENT_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+}
 LOADER_CACHE = "public, max-age=300"  # how long a page may use an old loader
 VERSIONED_CACHE = "public, max-age=31536000, immutable"
 COMMON_HEADERS = {
@@ -36,7 +43,7 @@ COMMON_HEADERS = {
 @dataclass(frozen=True, slots=True)
 class WidgetFiles:
     version: str
-    contents: dict[str, bytes]  # file name → bytes, the loader with its version filled in
+    contents: dict[str, bytes]  # file path → bytes, the loader with its version filled in
 
     def etag(self, name: str) -> str:
         return '"' + hashlib.sha256(self.contents[name]).hexdigest()[:32] + '"'
@@ -45,18 +52,27 @@ class WidgetFiles:
 @cache
 def widget_files() -> WidgetFiles:
     """Read once: the files are package data and do not change while the server runs."""
-    folder = files("agentur") / "web" / "widget"
-    raw = {
-        item.name: item.read_bytes()
-        for item in folder.iterdir()
-        if item.is_file() and any(item.name.endswith(suffix) for suffix in CONTENT_TYPES)
-    }
+    web = files("agentur") / "web"
+    raw = dict(_served_files(web / "widget", "")) | dict(
+        _served_files(web / "markdown", "markdown/")
+    )
     digest = hashlib.sha256()
     for name in sorted(raw):
         digest.update(name.encode() + b"\0" + raw[name] + b"\0")
     version = digest.hexdigest()[:16]
     raw[LOADER] = raw[LOADER].replace(VERSION_MARKER.encode(), version.encode())
     return WidgetFiles(version, raw)
+
+
+def _served_files(folder: Traversable, prefix: str) -> list[tuple[str, bytes]]:
+    """(path under `prefix`, bytes) of the folder's scripts and stylesheets, subfolders too."""
+    found: list[tuple[str, bytes]] = []
+    for item in folder.iterdir():
+        if item.is_dir():
+            found += _served_files(item, f"{prefix}{item.name}/")
+        elif any(item.name.endswith(suffix) for suffix in CONTENT_TYPES):
+            found.append((prefix + item.name, item.read_bytes()))
+    return found
 
 
 def _serve(request: Request, name: str, cache_control: str) -> Response:
@@ -77,7 +93,7 @@ async def widget_loader(request: Request) -> Response:
     return _serve(request, LOADER, LOADER_CACHE)
 
 
-@router.get("/widget/{version}/{name}")
+@router.get("/widget/{version}/{name:path}")
 async def widget_module(version: str, name: str, request: Request) -> Response:
     # An older version's URL (a page still running last release's loader) gets today's
     # files, uncached; mixing them within one page load cannot happen, as the loader

@@ -38,3 +38,10 @@ function append(node, children) {
 export function errorMessage(error) {
   return h("p", { class: "error", role: "alert" }, error.detail || error.message || String(error));
 }
+
+// A table in a region of its own that scrolls sideways when the screen is narrower than the
+// table (the page itself never does); focusable, so the keyboard can scroll it too.
+export function scrollable(label, table) {
+  return h("div", { class: "table-scroll", role: "region", "aria-label": label, tabindex: "0" },
+    table);
+}

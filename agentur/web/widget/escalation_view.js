@@ -1,6 +1,6 @@
-// The escalation menu of a help desk: each option (e-mail, phone, chat) with whether it is open
-// now and its opening hours; e-mail through a small form, as the desk's address stays on the
-// server.
+// The escalation menu of a help desk: each option the server offers (only channels that work:
+// e-mail, phone, a live chat's web page) with whether it is open now and its opening hours;
+// e-mail through a small form, as the desk's address stays on the server.
 
 import { el, safeHref, uniqueId } from "./dom.js";
 import { openingLines } from "./opening_hours.js";
@@ -21,11 +21,12 @@ function contactView(option, t) {
     const href = safeHref(`tel:${option.contact.replace(/[^+0-9]/g, "")}`);
     return el("a", { href, class: "contact" }, `${t("call")}: ${option.contact}`);
   }
+  // A chat is offered by the server only as the web address of a live chat.
   const href = safeHref(option.contact);
   return href && href.startsWith("http")
     ? el("a", { href, target: "_blank", rel: "noopener noreferrer", class: "contact" },
       option.label)
-    : el("p", { class: "contact" }, `${t("chat_queue")}: ${option.contact}`);
+    : null;
 }
 
 function emailForm(desk, t, escalate) {

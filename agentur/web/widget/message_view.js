@@ -1,9 +1,10 @@
 // The messages of the chat log: the visitor's, and the assistant's as its turn streams in —
-// the thinking panel (simplified thinking, collapsible), the text, sources, flow choices and
-// the escalation menu.
+// the thinking panel (simplified thinking, collapsible), the text (Markdown, rendered and
+// sanitized as it streams), sources, flow choices and the escalation menu.
 
 import { el } from "./dom.js";
 import { escalationView } from "./escalation_view.js";
+import { MarkdownView } from "./markdown/markdown_view.js";
 import { sourcesView } from "./sources_view.js";
 
 export function visitorMessage(text, t) {
@@ -24,7 +25,8 @@ export class AssistantMessage {
     this.summary = el("summary", {}, hooks.t("thinking"));
     this.thinking = el("details", { class: "thinking", hidden: true }, this.summary,
       this.stepList);
-    this.text = el("p", { class: "text" });
+    this.text = el("div", { class: "text markdown" });
+    this.markdown = new MarkdownView(this.text);
     this.extras = el("div", { class: "extras" });
     this.node = el(
       "article",
@@ -39,6 +41,7 @@ export class AssistantMessage {
     // The answer's text lists the desk's options for clients without a menu; where the menu
     // shows them, those lines are left out of the text rather than shown twice.
     this.menuLines = new Set();
+    this.answerLanguage = null;
   }
 
   static greeting(text, hooks) {
@@ -63,11 +66,23 @@ export class AssistantMessage {
 
   showText() {
     const lines = this.raw.split("\n").filter((line) => !this.menuLines.has(line.trim()));
-    this.text.textContent = lines.join("\n");
+    if (this.done) this.markdown.show(lines.join("\n"));
+    else this.markdown.stream(lines.join("\n"));
   }
 
   showSources(sources) {
     if (sources.length) this.extras.append(sourcesView(sources, this.hooks.t));
+    // A FAQ answer may be in another language than the conversation's (the server then says
+    // so in a first paragraph of the visitor's language).
+    this.answerLanguage = sources.find((source) => source.kind === "faq")?.language ?? null;
+  }
+
+  // Screen readers pronounce the answer's text in its own language, the note in the visitor's.
+  #markAnswerLanguage(language) {
+    if (!this.answerLanguage || !language || this.answerLanguage === language) return;
+    for (const block of [...this.text.children].slice(1)) {
+      block.setAttribute("lang", this.answerLanguage);
+    }
   }
 
   showAction(action, live = true) {
@@ -100,12 +115,11 @@ export class AssistantMessage {
    * hand-off, for one, streams its lines without the separator the stored answer has). */
   finish(language, answer = null) {
     this.done = true;
-    if (answer) {
-      this.raw = answer;
-      this.showText();
-    }
+    if (answer) this.raw = answer;
+    this.showText();
     this.node.removeAttribute("aria-busy");
     if (language) this.node.setAttribute("lang", language);
+    this.#markAnswerLanguage(language);
     this.summary.textContent = this.hooks.t("thinking_done", { count: this.steps.length });
   }
 

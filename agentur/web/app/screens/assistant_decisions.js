@@ -1,12 +1,12 @@
 // Pre-flight decisions of one assistant (shadow, routing and replay modes, newest first) and
 // the latest replay of its label set: what changed since the previous replay, what differs
 // from its label.
-import { h } from "../dom.js";
+import { h, scrollable } from "../dom.js";
 
 function table(caption, headers, rows) {
-  return h("table", { class: "data-table" }, h("caption", {}, caption),
+  return scrollable(caption, h("table", { class: "data-table" }, h("caption", {}, caption),
     h("thead", {}, h("tr", {}, headers.map((text) => h("th", { scope: "col" }, text)))),
-    h("tbody", {}, rows));
+    h("tbody", {}, rows)));
 }
 
 async function decisionsPart(app, assistantId) {

@@ -2,11 +2,11 @@
 // so the server validates FAQs, flows, desks and catalog together and names a wrong field.
 import { h } from "../dom.js";
 import { FormError, field, input, itemList, lines, textarea, uid } from "./form_fields.js";
-import { faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
+import { LANGUAGES, faqEditor, flowEditor, helpDeskEditor } from "./assistant_items.js";
 import { catalogEditor } from "./api_catalog_editor.js";
+import { formTabs } from "./form_tabs.js";
 import { thresholdsEditor } from "./preflight_thresholds_editor.js";
 
-const LANGUAGES = ["en", "de", "fr", "it", "es"];
 // What the API adds to a definition when it returns one; a definition must not carry them.
 const VIEW_ONLY = ["id", "created_at", "updated_at", "has_labels"];
 
@@ -45,11 +45,18 @@ export function assistantForm(app, assistant, { onSaved, onCancel }) {
   const alert = h("p", { class: "error", role: "alert" });
   const save = h("button", { type: "submit" }, t("save"));
   const cancel = h("button", { type: "button", class: "secondary", onclick: onCancel }, t("cancel"));
-  const form = h("form", { class: "assistant-form" },
-    field(t("name"), name), field(t("instructions"), instructions),
-    languages.node, field(t("allowed_origins"), origins, t("allowed_origins_hint")),
-    faqs.node, helpDesks.node, flows.node, catalog.node, thresholds.node,
-    alert, h("div", { class: "actions" }, save, cancel));
+  const form = h("form", { class: "assistant-form" });
+  // In sections, one at a time: the whole definition as one form was pages long.
+  form.append(formTabs(form, [
+    { label: t("section_general"), nodes: [field(t("name"), name),
+      field(t("instructions"), instructions), languages.node,
+      field(t("allowed_origins"), origins, t("allowed_origins_hint"))] },
+    { label: t("faqs"), nodes: [faqs.node] },
+    { label: t("flows"), nodes: [flows.node] },
+    { label: t("help_desks"), nodes: [helpDesks.node] },
+    { label: t("api_catalog"), nodes: [catalog.node] },
+    { label: t("thresholds"), nodes: [thresholds.node] },
+  ], t("sections")), alert, h("div", { class: "actions" }, save, cancel));
 
   function definition() {
     const data = { ...original };

@@ -8,25 +8,68 @@ import { stepEditor } from "./flow_steps.js";
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const DAY_LINE = new RegExp(`^(${DAYS.join("|")})(?:\\s*-\\s*(${DAYS.join("|")}))?\\s*:?\\s+(.+)$`, "i");
 
+// The languages an assistant may speak (the definition's `Language`).
+export const LANGUAGES = ["en", "de", "fr", "it", "es"];
+
+const languageOptions = (t) => LANGUAGES.map((code) => [code, t(`language_${code}`)]);
+
+// One translation of a FAQ: {language, question (optional), answer}.
+function translationEditor(t, translation) {
+  const language = select(translation.language ?? "en", languageOptions(t));
+  const question = input(translation.question ?? "", { maxlength: 1000 });
+  const answer = textarea(translation.answer ?? "", { required: true, rows: 3 });
+  return {
+    node: [field(t("translation_language"), language),
+      field(t("translation_question"), question, t("translation_question_hint")),
+      field(t("translation_answer"), answer)],
+    read: () => ({
+      language: language.value,
+      question: orDefault(question.value),
+      answer: answer.value.trim(),
+    }),
+  };
+}
+
 export function faqEditor(t, faq) {
   const question = input(faq.question, { required: true, maxlength: 1000, class: "faq-question" });
   const answer = textarea(faq.answer, { required: true, rows: 4, class: "faq-answer" });
   const variants = textarea((faq.variants ?? []).join("\n"), { rows: 2 });
   const keywords = input((faq.keywords ?? []).join(", "));
   const url = input(faq.url ?? "", { type: "url" });
+  const language = select(faq.language ?? "",
+    [["", t("faq_language_default")], ...languageOptions(t)]);
+  const translations = itemList({
+    legend: t("translations"), addLabel: t("add_translation"),
+    removeLabel: t("remove_translation"), className: "faq-translations",
+    items: Object.entries(faq.translations ?? {})
+      .map(([code, item]) => ({ ...item, language: code })),
+    build: (item) => translationEditor(t, item),
+  });
   return {
     node: [field(t("faq_question"), question), field(t("faq_answer"), answer),
+      field(t("faq_language"), language, t("faq_language_hint")),
       field(t("faq_variants"), variants, t("one_per_line")),
       field(t("keywords"), keywords, t("comma_separated")),
-      field(t("faq_url"), url, t("faq_url_hint"))],
-    read: () => merged(faq, {
-      question: question.value.trim(),
-      answer: answer.value.trim(),
-      variants: lines(variants.value),
-      keywords: words(keywords.value),
-      // A server without FAQ links refuses the field, so an empty one is left out.
-      url: orDefault(url.value),
-    }),
+      field(t("faq_url"), url, t("faq_url_hint")), translations.node],
+    read: () => {
+      const texts = {};
+      for (const { language: code, ...text } of translations.read()) {
+        if (code in texts) {
+          throw new FormError(t("translation_twice", { language: t(`language_${code}`) }));
+        }
+        texts[code] = text;
+      }
+      return merged(faq, {
+        question: question.value.trim(),
+        answer: answer.value.trim(),
+        variants: lines(variants.value),
+        keywords: words(keywords.value),
+        // A server without FAQ links refuses the field, so an empty one is left out.
+        url: orDefault(url.value),
+        language: language.value || undefined,
+        translations: texts,
+      });
+    },
   };
 }
 
@@ -92,7 +135,8 @@ function escalationEditor(t, zone, option) {
   const hours = textarea(formatHours(option.hours), { rows: 3, class: "code" });
   return {
     node: [field(t("option_kind"), kind), field(t("option_label"), label),
-      field(t("option_address"), address), field(t("option_hours"), hours, t("hours_hint")),
+      field(t("option_address"), address, t("option_address_hint")),
+      field(t("option_hours"), hours, t("hours_hint")),
       field(t("option_timezone"), timezone)],
     read: () => {
       const days = parseHours(t, hours.value);

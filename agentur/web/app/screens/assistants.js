@@ -1,6 +1,6 @@
 // Assistants: the list, the editor (FAQs, flows, help desks, API catalog), publishable
 // visitor keys, and the pre-flight decisions and replay results of an assistant.
-import { h } from "../dom.js";
+import { h, scrollable } from "../dom.js";
 import { loadStylesheet } from "./load_stylesheet.js";
 import { assistantForm } from "./assistant_form.js";
 import { decisionsSection } from "./assistant_decisions.js";
@@ -86,7 +86,7 @@ export async function render(root, app) {
       root.append(h("p", {}, t("no_assistants")));
       return;
     }
-    root.append(h("table", { class: "data-table assistants-list" },
+    root.append(scrollable(t("list_caption"), h("table", { class: "data-table assistants-list" },
       h("caption", {}, t("list_caption")),
       h("thead", {}, h("tr", {},
         [t("name"), t("languages"), t("faqs"), t("flows"), t("help_desks"), t("updated"), ""]
@@ -102,7 +102,7 @@ export async function render(root, app) {
           type: "button",
           "aria-label": t("edit_named", { name: a.name }),
           onclick: () => showEditor(a.id),
-        }, t("edit"))))))));
+        }, t("edit")))))))));
   }
 
   async function showEditor(assistantId) {

@@ -5,15 +5,33 @@ import { AgentReply, userMessage } from "./chat_turn.js";
 
 const PAGE = 100; // the API's default page of messages; older ones stay on the server
 
+// On a narrow screen the list folds away behind a toggle (styles in chat.css), so the chat
+// itself comes first; choosing a conversation folds it again.
 export class ConversationList {
   constructor(app, { onSelect, onNew }) {
     this.app = app;
-    this.onSelect = onSelect;
+    this.onSelect = (id) => {
+      this.fold(true);
+      onSelect(id);
+    };
     this.list = h("ul", { class: "chat-conversations" });
-    this.newButton = h("button", { type: "button", class: "secondary chat-new", onclick: onNew },
-      app.t("new_conversation"));
+    this.newButton = h("button", { type: "button", class: "secondary chat-new", onclick: () => {
+      this.fold(true);
+      onNew();
+    } }, app.t("new_conversation"));
+    this.toggle = h("button", { type: "button", class: "secondary chat-history-toggle",
+      "aria-controls": "chat-history-body", onclick: () => this.fold(!this.folded) },
+    app.t("conversations"));
     this.node = h("section", { class: "chat-history", "aria-labelledby": "chat-history-title" },
-      h("h2", { id: "chat-history-title" }, app.t("conversations")), this.newButton, this.list);
+      h("h2", { id: "chat-history-title" }, app.t("conversations")), this.toggle,
+      h("div", { id: "chat-history-body", class: "chat-history-body" }, this.newButton, this.list));
+    this.fold(true);
+  }
+
+  fold(folded) {
+    this.folded = folded;
+    this.node.classList.toggle("folded", folded);
+    this.toggle.setAttribute("aria-expanded", String(!folded));
   }
 
   async refresh(selectedId) {
@@ -36,7 +54,9 @@ export class ConversationList {
   }
 
   setBusy(busy) {
-    for (const button of this.node.querySelectorAll("button")) button.disabled = busy;
+    for (const button of this.node.querySelectorAll(".chat-history-body button")) {
+      button.disabled = busy;
+    }
   }
 }
 

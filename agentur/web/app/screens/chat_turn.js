@@ -1,6 +1,8 @@
 // One exchange in the chat log: the user's message and the agent's reply, with its thinking
 // panel (tool calls and results, each collapsible) and the run's rounds, cost and tokens.
+// The answer is Markdown, rendered (and sanitized) as it streams in.
 import { h } from "../dom.js";
+import { MarkdownView } from "../markdown/markdown_view.js";
 
 function pretty(value) {
   if (typeof value !== "string") return JSON.stringify(value, null, 2);
@@ -26,18 +28,22 @@ export class AgentReply {
     this.steps = h("ol", { class: "chat-steps" });
     this.thinking = h("details", { class: "chat-thinking" }, this.summary, this.steps);
     // Only the streamed answer is a live region: screen readers hear the text, not each tool.
-    this.answer = h("div", { class: "chat-text chat-answer", "aria-live": "polite" });
+    this.answer = h("div", { class: "chat-answer markdown", "aria-live": "polite" });
+    this.markdown = new MarkdownView(this.answer);
+    this.text = "";
     this.stats = h("p", { class: "chat-stats" });
     this.node = h("div", { class: "chat-message chat-agent" },
       h("p", { class: "chat-author" }, app.t("agent")), this.thinking, this.answer, this.stats);
   }
 
   appendText(text) {
-    this.answer.append(document.createTextNode(text));
+    this.text += text;
+    this.markdown.stream(this.text);
   }
 
   setText(text) {
-    this.answer.textContent = text;
+    this.text = text;
+    this.markdown.show(text);
   }
 
   toolCall({ id, name, arguments: args }) {

@@ -1,7 +1,7 @@
 // Usage: the mandate's AI cost in CHF per day and per model (days in the browser's time
 // zone), and its limits: the monthly limit with what is left, and a prepaid balance.
 
-import { errorMessage, h, replace } from "../dom.js";
+import { errorMessage, h, replace, scrollable } from "../dom.js";
 
 export const texts = {
   de: {
@@ -174,13 +174,13 @@ export async function render(root, app) {
     );
     if (!rows.length) return h("p", {}, t("nothing"));
     const headings = ["date", "model", "calls", "input_tokens", "output_tokens", "cost"];
-    return h(
+    return scrollable(t("per_model"), h(
       "table",
       {},
       h("caption", { class: "visually-hidden" }, t("per_model")),
       h("thead", {}, h("tr", {}, headings.map((key, index) => h("th", { scope: "col", class: index > 1 ? "number" : null }, t(key))))),
       h("tbody", {}, rows),
-    );
+    ));
   }
 
   async function showReport() {
