@@ -136,10 +136,12 @@ async def _neutralized_runs_from_both(
     for request in model.received[sent:]:
         body = request.body.decode()
         assert not any(email in body for email in emails)
-        last_user = [m for m in request.json["messages"] if m["role"] == "user"][-1]["content"]
-        # The agent's prompt, without the round context joined onto it (clock, memory); the
-        # workflow-memory extraction calls have other prompts and are covered by the leak check.
-        prompt = last_user.split(ROUND_CONTEXT_HEADER)[0].strip()
+        # The agent's prompt: the last user message that is not the round context (clock,
+        # memory); the workflow-memory extraction calls have other prompts and are covered by
+        # the leak check.
+        users = [m["content"] for m in request.json["messages"] if m["role"] == "user"]
+        prompts = [u for u in users if not u.startswith(ROUND_CONTEXT_HEADER)]
+        prompt = prompts[-1].strip() if prompts else ""
         if not prompt.startswith("Write to"):
             continue
         (placeholder,) = {m.group() for m in PLACEHOLDER.finditer(prompt)}

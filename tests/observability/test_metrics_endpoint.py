@@ -4,6 +4,7 @@ and who may scrape it under each `metrics_auth` mode."""
 from __future__ import annotations
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as openmetrics_families,
@@ -20,6 +21,7 @@ from tests.agent.support import call, chat_model, scripted
 from tests.api.live_server import live_server
 from tests.conftest import Tenants
 from tests.connections.test_mcp_connection_run import TOKEN, add_connection, weather_server
+from tests.egress.allowed_hosts import allow
 from tests.knowledge.conftest import knowledge_settings, upload
 from tests.knowledge.sample_files import MARKDOWN
 
@@ -179,12 +181,16 @@ def changed(before: Samples, after: Samples) -> list[dict[str, str]]:
 
 
 async def test_label_values_come_from_a_fixed_set_and_no_connection_name_shows(
-    client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    tenants: Tenants,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     alice = await tenants.member()
     remote_calls: list[tuple[str, dict]] = []
     before = await scrape(client)
     async with live_server(weather_server(remote_calls)) as base_url:
+        allow(monkeypatch, base_url)
         assert await add_connection(runtime, alice, f"{base_url}/mcp", TOKEN) is None
         runtime.ai, _ = scripted(
             [
