@@ -144,6 +144,12 @@ class Settings(PartSettings):
         default=None,
         description="Bearer token Prometheus sends to scrape `/metrics` (`auto` and `bearer`).",
     )
+    assistant_secret_key: str | None = Field(
+        default=None,
+        description="Fernet key that encrypts stored secrets (API-catalog and connection "
+        "credentials). Empty: a key file `<data_dir>/assistant-secret.key` is created (mode "
+        "0600) and used.",
+    )
 
     @field_validator("database_url")
     @classmethod

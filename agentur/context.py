@@ -1,4 +1,4 @@
-"""The request context (X1, A7): who is asking, for which tenant, in which zone and language.
+"""The request context: who is asking, for which tenant, in which zone and language.
 
 It is set once per request from the authenticated API key and read by deeper code through a
 ContextVar, so the gateway and tools never take identity from a model's arguments.

@@ -3,8 +3,8 @@ parts that must not know each other — the agent and the tools on one side, the
 on the other.
 
 Only this module imports both; the agent owns its hook protocols (agentur/agent/hooks.py) and
-the tools their document-text port (agentur/tools/document_text.py), the knowledge store
-implements them structurally, and all receive `RuntimeParts`, never `Runtime`.
+the workspace the tools' document-text port (agentur/workspace/document_text.py), the knowledge
+store implements them structurally, and all receive `RuntimeParts`, never `Runtime`.
 """
 
 from __future__ import annotations

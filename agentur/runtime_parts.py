@@ -27,7 +27,7 @@ from agentur.workspace.files import WorkspaceLimits
 
 if TYPE_CHECKING:
     from agentur.storage.notify_channel import NotifyChannel
-    from agentur.tools.document_text import DocumentTexts
+    from agentur.workspace.document_text import DocumentTexts
 
 
 @dataclass
@@ -38,7 +38,7 @@ class RuntimeParts:
     ai: AiService
     channels: dict[str, NotifyChannel] = field(default_factory=dict, repr=False)
     feature_settings: FeatureSettings = field(default_factory=FeatureSettings, repr=False)
-    # Feature-data query results of this worker (T6), shared by every run and request.
+    # Feature-data query results of this worker, shared by every run and request.
     _feature_data: FeatureData | None = field(default=None, repr=False)
     # The text of any workspace file for the tools (composed by `agentur.runtime.Runtime`).
     documents: DocumentTexts | None = field(default=None, repr=False)

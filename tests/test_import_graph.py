@@ -32,19 +32,58 @@ KNOWN_CIRCLES = (
     ),
 )
 
-DOMAIN = (
-    "agent",
-    "tools",
-    "knowledge",
-    "assistant",
-    "workspace",
-    "storage",
-    "ai",
-    "accounts",
-    "workflows",
+# The layers, lowest first (README "Architecture"): a module imports only from its own layer
+# or a lower one. Every part of the package is named here; a part listed before its folder
+# exists (one being added in parallel) is skipped until it does.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "core",
+        (
+            "config",
+            "context",
+            "errors",
+            "names",
+            "setting_limits",
+            "json_numbers",
+            "wire_values",
+            "cpu_pool",
+            "detect_language",
+            "observability",
+            "secrets_box",
+        ),
+    ),
+    ("storage", ("storage",)),
+    (
+        "building blocks",
+        ("accounts", "workspace", "workflows", "features", "egress", "sandbox", "rendering"),
+    ),
+    ("ai gateway", ("ai",)),
+    ("process parts", ("runtime_parts",)),
+    ("knowledge and connections", ("knowledge", "connections")),
+    ("tool loop", ("tool_loop",)),
+    ("tools", ("tools",)),
+    ("agent", ("agent",)),
+    ("composition", ("runtime",)),
+    ("services", ("assistant", "meetings")),
+    ("entry points", ("api", "cli", "web")),
 )
+LAYER_OF = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
+ENTRY = LAYERS[-1][1]
+# Arrows that still run upwards, each with the change that removes it. Any other fails.
+KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
+    {
+        # The lifecycle wrapper emits the agent's events; both move into the tool loop.
+        ("tools", "agent"),
+    }
+)
+
+DOMAIN = tuple(part for part, rank in LAYER_OF.items() if rank < LAYER_OF["api"])
 # The parts agentur/runtime.py composes, and what they build on, never reach it back.
-BELOW_RUNTIME = ("agent", "tools", "knowledge", "ai", "storage", "workspace", "accounts")
+BELOW_RUNTIME = tuple(part for part, rank in LAYER_OF.items() if rank < LAYER_OF["runtime"])
+
+
+def part_of(module: str) -> str:
+    return module.split(".")[1]
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +158,48 @@ def test_the_circle_finder_sees_a_circle_through_a_type_only_import() -> None:
     assert describe(graph, {"pkg.a", "pkg.b", "pkg.c"}) == "pkg.a -> pkg.b -> pkg.c -> pkg.a"
 
 
+def present(graph: grimp.ImportGraph, parts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part for part in parts if f"{PACKAGE}.{part}" in graph.modules)
+
+
 def test_every_part_of_the_package_is_in_the_graph(graph: grimp.ImportGraph) -> None:
     # A folder without __init__.py is a namespace package grimp would silently leave out.
-    for part in DOMAIN + ("api", "cli"):
+    for part in ("agent", "tools", "knowledge", "assistant", "ai", "storage", "api", "cli"):
         assert f"{PACKAGE}.{part}" in graph.modules, part
     assert "agentur.knowledge.hooks" in graph.modules
+
+
+def test_every_part_has_a_layer(graph: grimp.ImportGraph) -> None:
+    parts = {part_of(m) for m in graph.modules if m != PACKAGE}
+    unplaced = sorted(parts - set(LAYER_OF))
+    assert not unplaced, f"parts without a layer (add them to LAYERS and the README): {unplaced}"
+
+
+def test_imports_never_run_up_a_layer(graph: grimp.ImportGraph) -> None:
+    upward = set()
+    for module in graph.modules:
+        if module == PACKAGE:
+            continue
+        for target in graph.find_modules_directly_imported_by(module):
+            if target == PACKAGE:
+                continue
+            source, destination = part_of(module), part_of(target)
+            if LAYER_OF[destination] > LAYER_OF[source]:
+                upward.add((source, destination, f"{module} -> {target}"))
+    unknown = sorted(arrow for arrow in upward if arrow[:2] not in KNOWN_UPWARD)
+    assert not unknown, "imports running up a layer:\n" + "\n".join(a[2] for a in unknown)
+    stale = KNOWN_UPWARD - {arrow[:2] for arrow in upward}
+    assert not stale, f"known upward arrows that are gone (remove them): {sorted(stale)}"
+
+
+def test_the_layer_finder_sees_an_upward_import() -> None:
+    graph = grimp.ImportGraph()
+    for module in (PACKAGE, f"{PACKAGE}.storage.a", f"{PACKAGE}.api.b"):
+        graph.add_module(module)
+    graph.add_import(importer=f"{PACKAGE}.storage.a", imported=f"{PACKAGE}.api.b")
+    assert LAYER_OF["api"] > LAYER_OF["storage"]
+    with pytest.raises(AssertionError, match="storage.a -> agentur.api.b"):
+        test_imports_never_run_up_a_layer(graph)
 
 
 def test_no_new_import_circles(graph: grimp.ImportGraph) -> None:
@@ -132,16 +208,20 @@ def test_no_new_import_circles(graph: grimp.ImportGraph) -> None:
 
 
 @pytest.mark.parametrize("part", DOMAIN)
-@pytest.mark.parametrize("web", ("api", "cli"))
+@pytest.mark.parametrize("web", ENTRY)
 def test_domain_never_reaches_the_web_layer_or_the_cli(
     graph: grimp.ImportGraph, part: str, web: str
 ) -> None:
+    if present(graph, (part, web)) != (part, web):
+        pytest.skip(f"{part} or {web} has no modules yet")
     chains = graph.find_shortest_chains(f"{PACKAGE}.{part}", f"{PACKAGE}.{web}", as_packages=True)
     assert not chains, sorted(chains)
 
 
 @pytest.mark.parametrize("part", BELOW_RUNTIME)
 def test_only_the_runtime_composes(graph: grimp.ImportGraph, part: str) -> None:
+    if not present(graph, (part,)):
+        pytest.skip(f"{part} has no modules yet")
     chains = graph.find_shortest_chains(f"{PACKAGE}.{part}", f"{PACKAGE}.runtime")
     assert not chains, sorted(chains)
 

@@ -1,4 +1,4 @@
-"""Cookie sessions for the web app (issue 18): a browser signs in with an API key once and then
+"""Cookie sessions for the web app: a browser signs in with an API key once and then
 sends an opaque, HttpOnly cookie instead of the key.
 
 The cookie's token has 256 bits of entropy; only its SHA-256 is stored (a stolen database

@@ -1,4 +1,4 @@
-"""The run's money budget (A2/A3): spend so far plus the worst case of the next call.
+"""The run's money budget: spend so far plus the worst case of the next call.
 
 Before each round the loop asks `plan_call`: with the model's prices, the estimated input and
 the largest output the model may produce, would the call fit in `max_cost_chf`? If not in full,

@@ -1,4 +1,4 @@
-"""`AgentConfig` (A2): the caller's knobs for one run, validated at the boundary."""
+"""`AgentConfig`: the caller's knobs for one run, validated at the boundary."""
 
 from __future__ import annotations
 

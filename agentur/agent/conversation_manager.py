@@ -5,7 +5,7 @@ their own, Anthropic up to `cache_control` breakpoints, llama.cpp in its KV cach
 the same in every round comes first and stays byte-identical across rounds and runs of one
 configuration: the system prompt (role text and rules; tools travel as definitions, never
 repeated in prose), then the turns, which only grow. What changes — the clock line in the
-request's time zone (A7), the summary of earlier rounds and this round's knowledge context —
+request's time zone, the summary of earlier rounds and this round's knowledge context —
 rides in one last message marked `volatile`, after everything a cache can reuse: its own user
 turn, delimited by a header and an end line, never joined into the user's words (providers
 join it only for chat templates that refuse two user turns in a row).

@@ -1,4 +1,4 @@
-"""The events a run streams (A6). Names are the SSE `event:` names; `data` is JSON-ready."""
+"""The events a run streams. Names are the SSE `event:` names; `data` is JSON-ready."""
 
 from __future__ import annotations
 

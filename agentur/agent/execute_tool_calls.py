@@ -1,4 +1,4 @@
-"""Execution order of one model turn's tool calls (A4).
+"""Execution order of one model turn's tool calls.
 
 Consecutive read-only calls form a batch that runs concurrently (bounded by
 `max_parallel`); any call that may change something runs alone, in the order the model

@@ -2,7 +2,7 @@
 
 The agent owns these protocols; the knowledge store implements them structurally, without
 importing the agent, and only `agentur/runtime.py` composes the two. Every hook is optional and
-must never break a run: the loop logs its failures and goes on (A5).
+must never break a run: the loop logs its failures and goes on.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class RoundMemoryStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """What a completed run asked, used and answered, for the workflow's memory (K4 layer 4)."""
+    """What a completed run asked, used and answered, for the workflow's memory."""
 
     workflow_id: str
     run_id: str

@@ -1,4 +1,4 @@
-"""Tool calls a model wrote as text, in the agent loop (issue 12).
+"""Tool calls a model wrote as text, in the agent loop.
 
 For models whose spec allows it (`recover_text_tool_calls`, on for OpenAI-compatible servers)
 calls spelled out in the text are recovered and run like native ones. Text that still looks

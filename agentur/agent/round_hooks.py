@@ -1,4 +1,4 @@
-"""The knowledge (RAG) hook before a round, the round-memory hook after it (A5) and the
+"""The knowledge (RAG) hook before a round, the round-memory hook after it and the
 workflow-memory hook after a completed run: each is bounded in time and its failures are logged
 and traced, never passed on to the run."""
 
@@ -30,7 +30,7 @@ async def _guarded(
     try:
         async with asyncio.timeout(seconds):
             return await call()
-    except Exception as error:  # A5: a hook's failure never becomes the run's failure
+    except Exception as error:  # a hook's failure never becomes the run's failure
         logger.warning("%s hook failed in run %s: %r", hook, run.prepared.run_id, error)
         run.trace.add(
             TraceKind.hook_failure,

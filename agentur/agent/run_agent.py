@@ -1,4 +1,4 @@
-"""`run_agent` (A1–A6): the ReAct loop over the AI gateway.
+"""`run_agent`: the ReAct loop over the AI gateway.
 
 Per round: knowledge hook → budget check → summarization when the context grows → one model
 call (operation AGENT, streamed) → tool execution → round memory hook. The run ends when the

@@ -1,4 +1,4 @@
-"""Agent settings (A1–A11): tool limits, summarization thresholds, hook time limits, egress.
+"""Agent settings: tool limits, summarization thresholds, hook time limits, egress.
 
 Flat names with the `agent_` prefix, so they read as `AGENTUR_AGENT_*` in the environment.
 """

@@ -1,4 +1,4 @@
-"""Sub-agents (T6): the same loop, nested inside a tool call of a parent run.
+"""Sub-agents: the same loop, nested inside a tool call of a parent run.
 
 A sub-agent gets its own system prompt and tool set and inherits the rest from its parent:
 - the *budget object itself*, so its model calls are charged to the parent run and a spent

@@ -1,4 +1,4 @@
-"""Progressive summarization (A1): when the conversation nears the model's window, the oldest
+"""Progressive summarization: when the conversation nears the model's window, the oldest
 turns are summarized through the gateway (operation DATA_ANALYSE) and replaced by the summary.
 
 A turn is a unit the model must see whole: an assistant message together with the results of

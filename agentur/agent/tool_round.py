@@ -1,5 +1,5 @@
 """The tool half of a round: which tools are offered, and running the model's calls through
-the lifecycle wrapper in A4 order, recording them in the conversation and the trace."""
+the lifecycle wrapper in execution order, recording them in the conversation and the trace."""
 
 from __future__ import annotations
 

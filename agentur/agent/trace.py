@@ -1,4 +1,4 @@
-"""The run trace (A6): rounds, model calls, tool calls, summaries, toolbox activations and
+"""The run trace: rounds, model calls, tool calls, summaries, toolbox activations and
 status transitions — kept in memory during the run and persisted once per round.
 
 Tool arguments and results are redacted before they are kept. A failure to persist is logged

@@ -31,7 +31,7 @@ class ToolDefinition:
 
 @dataclass(frozen=True, slots=True)
 class ImagePart:
-    """An image in a user message (G3). The gateway checks and scales it to the configured
+    """An image in a user message. The gateway checks and scales it to the configured
     limits before a provider sees it; adapters only encode it."""
 
     data: bytes

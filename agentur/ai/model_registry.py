@@ -10,7 +10,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ModelProvider
 from agentur.ai.settings import PriceOverride
 
-# Providers whose models run on the operator's hardware: no per-token price (G5). The
+# Providers whose models run on the operator's hardware: no per-token price. The
 # on-device embedder (`providers/local_embedding.py`) prices its model at 0 itself.
 LOCAL_PROVIDERS = frozenset({"openai_compatible", "scripted"})
 

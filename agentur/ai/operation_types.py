@@ -1,4 +1,4 @@
-"""What a model call is for (G3); the selector picks models by it, the ledger records it.
+"""What a model call is for; the selector picks models by it, the ledger records it.
 
 Selection rules (agentur/ai/select_model.py): `embedding`, `web_search`, `speech_to_text`,
 `text_to_speech` and `image_generate` need a model of that kind; `image_analyse` and

@@ -1,4 +1,4 @@
-"""Image parts checked and scaled to what every provider accepts (G3), before any is called.
+"""Image parts checked and scaled to what every provider accepts, before any is called.
 
 Runs on a worker thread (Pillow decoding is CPU work). The limits are settings: a hard cap on
 what a caller may hand in, and the edge/byte size the image is scaled to — the smallest of
@@ -81,7 +81,3 @@ async def prepare_images(request: AiRequest, settings: AiSettings) -> AiRequest:
     if not any(m.images for m in request.messages):
         return request
     return await asyncio.to_thread(_fit_all, request, settings)
-
-
-def image_count(request: AiRequest) -> int:
-    return sum(len(m.images) for m in request.messages)

@@ -131,7 +131,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     timeouts=provider_timeouts(settings, "openai_compatible_"),
                 )
             )
-    local_embedding = _optional_local_embedding()
+    local_embedding = _optional_local_embedding(settings.knowledge_local_embedding_model)
     if local_embedding is not None:
         providers.append(local_embedding)
     if settings.scripted:
@@ -141,13 +141,13 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
     return providers
 
 
-def _optional_local_embedding() -> ModelProvider | None:
+def _optional_local_embedding(name: str) -> ModelProvider | None:
     """The knowledge store's on-device embedding model; None when switched off or broken."""
     # Imported here: the module is only needed when the knowledge store embeds on-device.
     from agentur.ai.providers.local_embedding import build_local_embedding_provider
 
     try:
-        return build_local_embedding_provider()
+        return build_local_embedding_provider(name)
     except Exception as error:  # noqa: BLE001 — a missing model file must not stop the gateway
         logger.warning("local embedding provider unavailable: %s", error)
         return None

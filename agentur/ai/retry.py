@@ -1,4 +1,4 @@
-"""Retries with exponential backoff and jitter (G6).
+"""Retries with exponential backoff and jitter.
 
 Retried: 429 (honouring Retry-After), 5xx, connect and idle timeouts, broken connections and
 streams — what adapters mark `retryable`. Other 4xx are not retried: the same request would fail

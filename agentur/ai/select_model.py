@@ -1,4 +1,4 @@
-"""The model selector (G2): which registered models can serve a request, best first.
+"""The model selector: which registered models can serve a request, best first.
 
 Filters by what the operation needs (capabilities), prompt size against the context window,
 the mandate's restrictions and price knowledge; ranks by the configured preference. An

@@ -1,8 +1,8 @@
 """`AiService` — the gateway's calls: `call`, `stream`, `embed` (plus `neutralize_text`).
 
 Every call takes the request context and runs the same steps: select ranked models for the
-mandate (G2), neutralize or block (G4), check the budget (G5), call the provider with retries
-and fall back to the next model (G6), price the answer in CHF, write the ledger row, and
+mandate, neutralize or block, check the budget, call the provider with retries
+and fall back to the next model, price the answer in CHF, write the ledger row, and
 re-identify placeholders in the answer and tool-call arguments.
 """
 

@@ -1,9 +1,10 @@
-"""AI gateway settings (G1–G6): provider credentials, default model, CHF rate, neutralization
+"""AI gateway settings: provider credentials, default model, CHF rate, neutralization
 default, retry and timeout limits. A provider is active iff its settings are present."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -73,6 +74,13 @@ class AiSettings(PartSettings):
     )
     tavily_api_key: str | None = Field(default=None, description="Tavily (web search) API key.")
     tavily_base_url: str | None = Field(default=None, description="Tavily base URL override.")
+    # The on-device embedder's model; named after the knowledge store, which it serves.
+    knowledge_local_embedding_model: Literal[
+        "multilingual-e5-small", "all-minilm-l6-v2", "none"
+    ] = Field(
+        default="multilingual-e5-small",
+        description="On-device embedding model of the `local` provider; `none` switches it off.",
+    )
     openai_compatible_base_url: str | None = Field(
         default=None,
         description="Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp), "

@@ -88,10 +88,6 @@ def _without(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(kept).strip()
 
 
-def looks_like_tool_call(text: str, offered: Collection[str]) -> bool:
-    return find_text_tool_calls(text, offered).looks_like_call
-
-
 def _untagged(
     text: str, offered: Collection[str]
 ) -> Iterator[tuple[int, int, dict[str, Any] | None]]:

@@ -123,10 +123,10 @@ def create_app(
     for module in (assistant_conversations, assistants):  # assistant runtime
         app.include_router(module.router, prefix="/v1")
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
-    app.include_router(features.router, prefix="/v1")  # feature data (T6)
+    app.include_router(features.router, prefix="/v1")  # feature data
     app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
-    serve_mcp = mount_mcp(app)  # MCP server (issue 17)
-    app.include_router(web_app.router)  # workspace web app at / (issue 18)
+    serve_mcp = mount_mcp(app)  # MCP server
+    app.include_router(web_app.router)  # workspace web app at /
     return app
 
 

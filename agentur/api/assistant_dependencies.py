@@ -36,8 +36,10 @@ def get_assistant_settings() -> AssistantSettings:
 AssistantSettingsDep = Annotated[AssistantSettings, Depends(get_assistant_settings)]
 
 
-def get_credentials_box(runtime: RuntimeDep, settings: AssistantSettingsDep) -> CredentialsBox:
-    return CredentialsBox.from_settings(settings.assistant_secret_key, runtime.settings.data_dir)
+def get_credentials_box(runtime: RuntimeDep) -> CredentialsBox:
+    return CredentialsBox.from_settings(
+        runtime.settings.assistant_secret_key, runtime.settings.data_dir
+    )
 
 
 def get_ai(runtime: RuntimeDep) -> AiService | None:

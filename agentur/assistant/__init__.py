@@ -1,2 +1,2 @@
-"""The visitor assistant runtime (S1–S9): definitions, the turn pipeline, the API catalog,
+"""The visitor assistant runtime: definitions, the turn pipeline, the API catalog,
 pre-flight routing and its replay."""

@@ -1,4 +1,4 @@
-"""A FAQ answer: the stored answer verbatim, the FAQ as its source (S2: no model involved).
+"""A FAQ answer: the stored answer verbatim, the FAQ as its source (no model involved).
 
 In the visitor's language when the FAQ has it; otherwise the FAQ's own text, after a sentence
 in the visitor's language that says which language the answer is in.

@@ -1,4 +1,4 @@
-"""Builds the final URL of an API-catalog call and validates it before any traffic leaves (S7).
+"""Builds the final URL of an API-catalog call and validates it before any traffic leaves.
 
 Everything comes from the catalog: the model only supplies parameter values, and those are
 checked twice — each value on its own (no separators, no encodings, no traversal), then the

@@ -1,5 +1,5 @@
 """The assistant's model-facing tools, declared as registry `Tool`s and run through the shared
-lifecycle wrapper (S9): authorization and identity from the tool context (never from
+lifecycle wrapper: authorization and identity from the tool context (never from
 arguments), argument validation with a clear error back to the model, timing, error capture.
 
 `knowledge` and `api` come from `ToolContext.extras`, bound to one assistant before the loop
@@ -157,7 +157,7 @@ def definitions(registry: ToolRegistry) -> tuple[ToolDefinition, ...]:
 async def run_assistant_tool(
     registry: ToolRegistry, call: ToolCall, ctx: ToolContext, limits: ToolLimits | None = None
 ) -> ToolOutcome:
-    """Through the shared lifecycle wrapper (S9): authorization from the context, argument
+    """Through the shared lifecycle wrapper: authorization from the context, argument
     validation back to the model, time limit, error capture, windowed results. Progress for
     visitors is emitted by the caller (simplified thinking), so the raw events are dropped."""
     ctx.extras["offered_tools"] = registry.names()

@@ -1,4 +1,4 @@
-"""Basic reply (S3): one chat call, no tools, streamed — for greetings and small talk only
+"""Basic reply: one chat call, no tools, streamed — for greetings and small talk only
 (classify_intent sends factual questions elsewhere, since this answer has no sources). Without
 a chat model the runtime greets with a fixed sentence."""
 

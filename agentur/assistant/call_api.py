@@ -1,6 +1,6 @@
 """Sends a validated API-catalog call: credential injected here (never seen by a model or put
 in an event), no redirects to other hosts, a timeout, a response size cap, and a windowed view
-of the response text (A11).
+of the response text.
 
 The egress part applies too: a catalog definition is configuration, but whoever can write one
 must not be able to aim the server at its own network (cloud metadata at 169.254.169.254,

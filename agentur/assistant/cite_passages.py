@@ -1,4 +1,4 @@
-"""Sources from what the answer cites (issue 11): the model is asked to mark each statement
+"""Sources from what the answer cites: the model is asked to mark each statement
 with its passage's number ([1], [2][3], [1, 3]); `sources` lists only those passages, in the
 order the answer first uses them, under the number the answer shows."""
 

@@ -4,7 +4,7 @@ pre-flight does, whatever a model would have said. Below it one structured gatew
 the turn's action from the router's best candidates, each shown with its variants and a short
 answer, and the model's `target` counts even when its action says otherwise (a model that
 names the right FAQ but says "search_knowledge" gets the FAQ). When no model is configured or
-the call fails, the router decides (S8).
+the call fails, the router decides.
 
 `basic_reply` answers without sources, so it is kept to greetings and small talk: when the model
 picks it for anything else, a FAQ or flow the author's keywords name is answered, else the

@@ -1,54 +1,21 @@
-"""Encrypts API-catalog credentials at rest (Fernet: AES-128-CBC + HMAC-SHA256).
-
-The key comes from `AGENTUR_ASSISTANT_SECRET_KEY`, or from a key file created once in the data
-dir with mode 0600. Decrypted values only exist inside `call_api` while a request is built.
-"""
+"""API-catalog credentials sealed with the core secrets box (`agentur/secrets_box.py`)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import InvalidToken
 
 from agentur.assistant.definition import ApiCredential
 from agentur.errors import AgenturError
+from agentur.secrets_box import SecretsBox
 
-KEY_FILE = "assistant-secret.key"
 
-
-class CredentialsBox:
-    def __init__(self, key: str | bytes) -> None:
-        self._fernet = Fernet(key)
-
-    @classmethod
-    def from_settings(cls, secret_key: str | None, data_dir: Path) -> CredentialsBox:
-        if secret_key:
-            return cls(secret_key)
-        path = data_dir / KEY_FILE
-        if not path.exists():
-            data_dir.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(Fernet.generate_key())
-        return cls(path.read_bytes().strip())
-
+class CredentialsBox(SecretsBox):
     def seal(self, credential: ApiCredential) -> str:
-        return self._fernet.encrypt(credential.model_dump_json().encode()).decode()
-
-    def seal_text(self, text: str) -> str:
-        """Any other secret (connection credentials) under the same key."""
-        return self._fernet.encrypt(text.encode()).decode()
-
-    def open_text(self, token: str) -> str:
-        try:
-            return self._fernet.decrypt(token.encode()).decode()
-        except InvalidToken as error:
-            raise AgenturError("a stored credential cannot be decrypted with this key") from error
+        return self.seal_text(credential.model_dump_json())
 
     def open(self, token: str) -> ApiCredential:
         try:
-            return ApiCredential.model_validate_json(self._fernet.decrypt(token.encode()))
+            return ApiCredential.model_validate_json(self._decrypt(token))
         except InvalidToken as error:
             raise AgenturError(
                 "the stored API credential cannot be decrypted with this key"

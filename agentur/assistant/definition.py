@@ -387,14 +387,6 @@ class AssistantDefinition(Strict):
                     raise ValueError(f"flow {flow.name!r}: unknown API endpoint {step.endpoint!r}")
         return self
 
-    def public(self) -> dict[str, Any]:
-        """The definition as stored and returned: credentials replaced by a marker."""
-        data = self.model_dump(mode="json")
-        if self.api_catalog and self.api_catalog.credential:
-            data["api_catalog"]["credential"] = None
-            data["api_catalog"]["has_credential"] = True
-        return data
-
     def faq(self, faq_id: str) -> Faq | None:
         return next((faq for faq in self.faqs if faq.id == faq_id), None)
 

@@ -1,4 +1,4 @@
-"""Similarity leg of the model-free router (beyond S8's keywords): a classifier over the
+"""Similarity leg of the model-free router (beyond the keywords): a classifier over the
 embeddings and character n-grams of trigger examples and FAQ variants plus a shipped
 background class, with an out-of-scope threshold calibrated from those examples for the
 embedding model in use (see `intent_head.py`; figures in bench/intent_routing.py).

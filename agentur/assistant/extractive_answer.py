@@ -1,10 +1,10 @@
-"""The answer without any chat model (S8): the best passages quoted with their citations,
+"""The answer without any chat model: the best passages quoted with their citations,
 labelled as excerpts so nobody mistakes them for a generated answer."""
 
 from __future__ import annotations
 
 from agentur.assistant.events import TurnEvent, action, chunk, sources
-from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
+from agentur.assistant.knowledge_port import Passage
 from agentur.assistant.phrases import phrase
 
 EXCERPT_CHARS = 600
@@ -20,12 +20,6 @@ def where(passage: Passage) -> str:
     if passage.page is not None:
         parts.append(f"p. {passage.page}")
     return " › ".join(parts)
-
-
-async def extractive_answer(
-    knowledge: KnowledgeSearch, message: str, language: str, count: int
-) -> tuple[list[TurnEvent], str, list[dict[str, object]]]:
-    return quote_passages(await knowledge.search(message, count), language)
 
 
 def quote_passages(

@@ -1,4 +1,4 @@
-"""The keyword router (S8): decides without any model, from configured keywords and the word
+"""The keyword router: decides without any model, from configured keywords and the word
 overlap with trigger examples, FAQ questions and variants.
 
 Scores are in [0, 1]: a configured keyword hit is strong evidence (0.75, more hits add up to 1);

@@ -1,6 +1,6 @@
 """What the assistant needs from a knowledge store: search passages with citations, and read a
 window of a source. Bound to one assistant's scope and tenant when built, so the model can
-never widen either (S9: scope and ownership stay outside the model's control)."""
+never widen either (scope and ownership stay outside the model's control)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """One structured-output gateway call whose answer is validated against a pydantic schema.
 
 Shared by the pre-flight and intent classification; a reply that is not valid JSON for the
-schema is a failure the caller turns into the model-free path (S8), never a crash.
+schema is a failure the caller turns into the model-free path, never a crash.
 """
 
 from __future__ import annotations

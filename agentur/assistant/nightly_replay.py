@@ -1,4 +1,4 @@
-"""The built-in nightly schedule (S6): at a configured local time and zone, replay every
+"""The built-in nightly schedule: at a configured local time and zone, replay every
 assistant that has a label set, in every mandate. Runs inside `agentur assistants nightly`."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fixed sentences the runtime says itself, in every language an assistant may speak.
 
 They are constants, never built from definition content: the pre-flight's below-threshold
-sentence in particular must never name a flow (S5), which a test checks in every language.
+sentence in particular must never name a flow, which a test checks in every language.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pre-flight (S5): one gateway call answers seven fixed questions, each with a confidence;
+"""Pre-flight: one gateway call answers seven fixed questions, each with a confidence;
 the answers are validated against a schema and turned into at most one action by thresholds.
 
 Priority when several clear their threshold: a person request (the visitor asked for a human;

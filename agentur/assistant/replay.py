@@ -1,4 +1,4 @@
-"""Replay (S6): a labelled message set through the pre-flight; decisions are stored, compared
+"""Replay: a labelled message set through the pre-flight; decisions are stored, compared
 with the previous replay and with the labels, and any changed decision raises an alert."""
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ async def route_message(
                 direct_rate=direct_rate,
             )
         except (AgenturError, ProviderError) as error:
-            # No embedding model (or it failed): keywords and overlap decide (S8).
+            # No embedding model (or it failed): keywords and overlap decide.
             logger.info("router similarity unavailable: %s", error)
     keywords = rank_by_keywords(message, candidates, with_overlap=not similarity)
     routed = decide(merge(confirming(keywords, similarity), similarity), threshold)

@@ -1,4 +1,4 @@
-"""Runs a flow deterministically (S1, S2): steps in order, visitor input validated by rules,
+"""Runs a flow deterministically: steps in order, visitor input validated by rules,
 API steps through the validated catalog client, no model anywhere.
 
 The position lives in the conversation state (`state["flow"]`), so a flow spans turns: an

@@ -58,7 +58,7 @@ class TurnRecord:
     texts: list[str] = field(default_factory=list)
     sources: list[dict[str, Any]] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
-    # The thinking panel's events, kept so the turn's record holds them too (S4).
+    # The thinking panel's events, kept so the turn's record holds them too.
     thinking: list[dict[str, Any]] = field(default_factory=list)
 
     def keep(self, event: TurnEvent) -> TurnEvent:

@@ -1,4 +1,4 @@
-"""Search knowledge (S3): retrieve first, then answer from the passages with citations.
+"""Search knowledge: retrieve first, then answer from the passages with citations.
 
 The visitor's question is searched before any model call and the passages go into the prompt,
 numbered; the model answers from them and cites them by number ([1], [2][3]). Tools stay on
@@ -10,7 +10,7 @@ The answer is held back until it is checked (`check_support`): every cited sente
 supported by its passages, and an answer citing nothing, or stating a number or a definite
 yes/no no passage supports, is not sent. It is replaced by the extractive answer (the passages
 that support any of its sentences, else those that cover the question, quoted with their
-sources, S8) — or, when nothing does, by an honest "I don't know" with a person offered. The
+sources) — or, when nothing does, by an honest "I don't know" with a person offered. The
 extractive answer also stands in when there is no chat model, when the model fails, or when its
 output is unusable: empty, only citation markers, or a tool call written as text (see
 `CallTextGuard`). With nothing retrieved and no API the model is not asked at all: "nothing

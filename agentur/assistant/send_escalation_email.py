@@ -1,4 +1,4 @@
-"""E-mail escalation to a help desk through SMTP (T4, S8).
+"""E-mail escalation to a help desk through SMTP.
 
 Honest by construction: `delivered` is True only after the SMTP server accepted the message;
 without SMTP settings, or on any SMTP failure, the result says so and offers the desk's other

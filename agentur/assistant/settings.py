@@ -1,4 +1,4 @@
-"""Settings of the assistant runtime (S1–S9): pre-flight mode, limits, SMTP, alerts, schedule.
+"""Settings of the assistant runtime: pre-flight mode, limits, SMTP, alerts, schedule.
 
 The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHADOW` and
 `PREFLIGHT_ROUTING`, because operators know them by those names.
@@ -99,11 +99,6 @@ class AssistantSettings(PartSettings):
     )
     assistant_visitor_rate_per_minute: int = Field(
         default=30, ge=1, description="Messages per minute one publishable key may send."
-    )
-    assistant_secret_key: str | None = Field(
-        default=None,
-        description="Fernet key that encrypts API-catalog credentials. Empty: a key file "
-        "`<data_dir>/assistant-secret.key` is created (mode 0600) and used.",
     )
     assistant_api_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Timeout of one API-catalog request."

@@ -1,4 +1,4 @@
-"""Simplified thinking (S4): raw progress (stage, tool lifecycle) rewritten for visitors.
+"""Simplified thinking: raw progress (stage, tool lifecycle) rewritten for visitors.
 
 Templates in the visitor's language by default; with `rewrite` set (a model is available and
 the operator enabled it) one short gateway call rephrases the raw line, falling back to the

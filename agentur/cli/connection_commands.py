@@ -48,7 +48,7 @@ def register(
 
             context = await local_context(runtime, user, "UTC")
             async with runtime.database.session() as session:
-                box = credentials_box(runtime.settings.data_dir)
+                box = credentials_box(runtime.settings)
                 return await work(ConnectionService(session, context, box))
 
         return run_with_runtime(run)

@@ -1,1 +1,1 @@
-"""Connections (T4): access to outside systems (mail, WebDAV, …) per user or per mandate."""
+"""Connections: access to outside systems (mail, WebDAV, …) per user or per mandate."""

@@ -6,29 +6,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agentur.assistant.credentials_box import CredentialsBox
+from agentur.config import Settings
 from agentur.connections.kinds import ConnectionSettingsModel, Credentials, validate_settings
 from agentur.connections.reach import check_saved_targets
 from agentur.connections.settings import ConnectionSettings
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError, NotFoundError
 from agentur.names import clean_name
+from agentur.secrets_box import SecretsBox
 from agentur.storage.models.connections import Connection
 
 MAX_ERROR_CHARS = 500
 
 
-def credentials_box(data_dir: Path) -> CredentialsBox:
-    """The same Fernet key that seals API-catalog credentials."""
-    from agentur.assistant.settings import AssistantSettings
-
-    return CredentialsBox.from_settings(AssistantSettings().assistant_secret_key, data_dir)
+def credentials_box(settings: Settings) -> SecretsBox:
+    """The same key that seals API-catalog credentials."""
+    return SecretsBox.from_settings(settings.assistant_secret_key, settings.data_dir)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +38,7 @@ class ConnectionChange:
 
 
 class ConnectionService:
-    def __init__(self, session: AsyncSession, context: RequestContext, box: CredentialsBox):
+    def __init__(self, session: AsyncSession, context: RequestContext, box: SecretsBox):
         self.session = session
         self.context = context
         self.box = box

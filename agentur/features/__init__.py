@@ -1,1 +1,1 @@
-"""Feature instances and their business tables (T6), and the typed action catalog (A10)."""
+"""Feature instances and their business tables, and the typed action catalog."""

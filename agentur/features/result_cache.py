@@ -1,4 +1,4 @@
-"""Results of feature-data queries, kept for a while (T6: 5 minutes by default).
+"""Results of feature-data queries, kept for a while (5 minutes by default).
 
 Keyed by tenant, instance, tool and the validated arguments, so one tenant can never see
 another's result. Writes to an instance (imports, actions) bump its generation, which is part
@@ -21,8 +21,6 @@ class ResultCache:
     ttl_seconds: float = 300.0
     max_entries: int = 1_000
     clock: Callable[[], float] = time.monotonic
-    hits: int = 0
-    misses: int = 0
     _entries: OrderedDict[tuple, tuple[float, Any]] = field(default_factory=OrderedDict)
     _generations: dict[tuple[str, str], int] = field(default_factory=dict)
 
@@ -36,10 +34,8 @@ class ResultCache:
         if entry is None or entry[0] <= self.clock():
             if entry is not None:
                 del self._entries[key]
-            self.misses += 1
             return None
         self._entries.move_to_end(key)
-        self.hits += 1
         return entry[1]
 
     def put(self, key: tuple, value: Any) -> None:
@@ -53,8 +49,3 @@ class ResultCache:
     def invalidate(self, mandate_id: str, instance_id: str) -> None:
         generation = (mandate_id, instance_id)
         self._generations[generation] = self._generations.get(generation, 0) + 1
-
-    @property
-    def hit_rate(self) -> float:
-        asked = self.hits + self.misses
-        return self.hits / asked if asked else 0.0

@@ -1,4 +1,4 @@
-"""Settings of the feature-data part (T6)."""
+"""Settings of the feature-data part."""
 
 from __future__ import annotations
 

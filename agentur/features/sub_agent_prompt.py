@@ -1,4 +1,4 @@
-"""The feature-data sub-agent's system prompt, in three layers (T6): the instance's tables from
+"""The feature-data sub-agent's system prompt, in three layers: the instance's tables from
 the declared schema, generic rules for reading business tables, optional domain hints."""
 
 from __future__ import annotations

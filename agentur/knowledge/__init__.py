@@ -1,1 +1,1 @@
-"""The knowledge store (K1-K5): indexing, search, layered agent context, agent memory."""
+"""The knowledge store: indexing, search, layered agent context, agent memory."""

@@ -1,4 +1,4 @@
-"""Structure-following chunking (K2).
+"""Structure-following chunking.
 
 Consecutive blocks under the same heading path are packed together up to the chunk size;
 a heading change always starts a new chunk; a table stays one chunk when it fits

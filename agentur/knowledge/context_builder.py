@@ -1,14 +1,14 @@
-"""`build_agent_context` (K4): one formatted block in six layers, each within its token budget.
+"""`build_agent_context`: one formatted block in six layers, each within its token budget.
 
 1. known files (from this workflow's round memory), 2. scoped search instance → personal →
 mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
 6. cross-workflow hints (only rounds with a successful tool call, close to this request, each
 with its source workflow and age). Knowledge passages name their file ids, so a model can pass
 the id where one is asked for. Everything is filtered by the caller's tenant and visibility.
-The prompt is embedded once; when that fails the block is empty (never an exception), as K4
-demands.
+The prompt is embedded once; when that fails the block is empty (never an
+exception): the run goes on without it.
 
-`build_layers` returns the six layers as data, in K4's order; `render_layers` makes the one
+`build_layers` returns the six layers as data, in the spec's order; `render_layers` makes the one
 block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
 choice, not this module's.
 """
@@ -35,7 +35,7 @@ from agentur.workspace.scopes import Scope, visible_files
 logger = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
-# Title and share of the total budget per layer, in K4's order.
+# Title and share of the total budget per layer, in the spec's order.
 LAYERS = (
     ("Known files", 0.10),
     ("Relevant documents", 0.40),
@@ -55,7 +55,7 @@ MIN_HINT_SIMILARITY = 0.6
 
 @dataclass
 class Layer:
-    number: int  # 1 … 6, K4's layer
+    number: int  # 1 … 6, the layer's place
     title: str
     budget_chars: int
     lines: list[str]
@@ -109,7 +109,7 @@ class AgentContextBuilder:
         *,
         workflow_id: str | None = None,
     ) -> list[Layer]:
-        """All six layers in K4's order (empty ones included); [] without a prompt, a budget
+        """All six layers in the spec's order (empty ones included); [] without a prompt, a budget
         or an embedding of the prompt."""
         if not prompt.strip() or self.budget_tokens <= 0:
             return []

@@ -1,4 +1,4 @@
-"""The tools' `DocumentTexts` port (agentur/tools/document_text.py, met structurally — this
+"""The tools' `DocumentTexts` port (agentur/workspace/document_text.py, met structurally — this
 module never imports the tools) over the knowledge store: the text of any workspace file.
 
 A text file (plain, Markdown, CSV, JSON) is read as its own text, so windows and headings are

@@ -1,4 +1,4 @@
-"""A completed run's facts and entities for its workflow's memory (K4 layer 4).
+"""A completed run's facts and entities for its workflow's memory (the context's fourth layer).
 
 With a model available, one small structured-extraction call through the gateway (operation
 DATA_EXTRACT: neutralized, budget-checked and billed like every call); without one, or when the

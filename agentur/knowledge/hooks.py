@@ -1,7 +1,7 @@
 """The knowledge store's side of the agent's hooks (protocols in agentur/agent/hooks.py, met
-structurally — this module never imports the agent): `KnowledgeRag` builds the K4 block before
+structurally — this module never imports the agent): `KnowledgeRag` builds the context block before
 a round, `KnowledgeRoundMemory` stores each round, `KnowledgeWorkflowMemory` keeps a completed
-run's facts and entities for later runs of its workflow (K4 layer 4)."""
+run's facts and entities for later runs of its workflow (the context's fourth layer)."""
 
 from __future__ import annotations
 
@@ -88,5 +88,5 @@ class KnowledgeWorkflowMemory:
 async def build_agent_context(
     runtime: RuntimeParts, prompt: str, context: RequestContext, *, workflow_id: str | None = None
 ) -> str:
-    """K4's entry point: the formatted RAG block ('' when there is nothing or no embedding)."""
+    """The hook: the formatted RAG block ('' when there is nothing or no embedding)."""
     return await KnowledgeRag(runtime)(prompt, context, workflow_id=workflow_id)

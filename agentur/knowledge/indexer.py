@@ -1,4 +1,4 @@
-"""`index_files` (K2): claim → extract → neutralize → chunk → embed → one atomic write per file.
+"""`index_files`: claim → extract → neutralize → chunk → embed → one atomic write per file.
 
 Extraction, chunking and the local model's passage embeddings run in the low-priority worker
 process (agentur.cpu_pool, `AGENTUR_KNOWLEDGE_INDEX_EXECUTOR`), never on the event loop. Small

@@ -1,4 +1,4 @@
-"""Agent memory (K1, A5): `RoundMemory` per agent round and `WorkflowMemory` facts/entities.
+"""Agent memory: `RoundMemory` per agent round and `WorkflowMemory` facts/entities.
 
 Both are tenant-bound: every read filters by the caller's mandate (and, for rounds of other
 workflows, by the caller's own user). Vectors are optional; without them, recency ranks.
@@ -179,17 +179,6 @@ class WorkflowMemoryService:
             .order_by(WorkflowMemory.updated_at.desc(), WorkflowMemory.key)
         )
         return list(rows.scalars())
-
-    async def forget(
-        self, session: AsyncSession, context: RequestContext, workflow_id: str, key: str
-    ) -> None:
-        await session.execute(
-            delete(WorkflowMemory).where(
-                WorkflowMemory.mandate_id == context.mandate_id,
-                WorkflowMemory.workflow_id == workflow_id,
-                WorkflowMemory.key == key,
-            )
-        )
 
     async def prune(
         self, session: AsyncSession, context: RequestContext, workflow_id: str, keep: int

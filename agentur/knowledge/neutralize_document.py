@@ -1,4 +1,4 @@
-"""Data-at-rest neutralization of an extracted document, before anything is stored (K2, G4).
+"""Data-at-rest neutralization of an extracted document, before anything is stored.
 
 The gateway's `neutralize_text` does the work (there is exactly one neutralizer); this module
 only walks the document in order and rebuilds it from the neutralized pieces, so every offset

@@ -1,4 +1,4 @@
-"""Hybrid search (K3): lexical + vector legs fused by reciprocal rank, lexical-only when no
+"""Hybrid search: lexical + vector legs fused by reciprocal rank, lexical-only when no
 vector can be had. The result says which legs ran and why one did not."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Windowed reading of indexed documents (A11, K5): a section by heading path or a character
+"""Windowed reading of indexed documents: a section by heading path or a character
 range, returned as a window plus the total length, never silently truncated.
 
 The parsed document is cached per (file, content, config); the visibility check is not cached:

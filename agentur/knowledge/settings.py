@@ -10,12 +10,6 @@ from agentur.config import PartSettings
 
 
 class KnowledgeSettings(PartSettings):
-    knowledge_local_embedding_model: Literal[
-        "multilingual-e5-small", "all-minilm-l6-v2", "none"
-    ] = Field(
-        default="multilingual-e5-small",
-        description="On-device embedding model of the `local` provider; `none` switches it off.",
-    )
     knowledge_embedding_model: str = Field(
         default="local:multilingual-e5-small",
         description="Model id (`provider:name`) the store embeds chunks and queries with; empty: "

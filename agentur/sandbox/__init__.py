@@ -1,1 +1,1 @@
-"""The code sandbox (T8): untrusted Python in Linux namespaces (bubblewrap) under rlimits."""
+"""The code sandbox: untrusted Python in Linux namespaces (bubblewrap) under rlimits."""

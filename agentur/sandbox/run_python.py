@@ -1,4 +1,4 @@
-"""Run untrusted Python in a bubblewrap sandbox (T8).
+"""Run untrusted Python in a bubblewrap sandbox.
 
 Isolation comes from Linux namespaces, not from a timeout: a new user, PID, IPC, UTS, cgroup and
 network namespace (`--unshare-all`: no network at all, not even the host's loopback), a fresh

@@ -1,4 +1,4 @@
-"""Sandbox settings (T8): every limit of `execute_code`. Flat names with the `sandbox_` prefix,
+"""Sandbox settings: every limit of `execute_code`. Flat names with the `sandbox_` prefix,
 so they read as `AGENTUR_SANDBOX_*` in the environment."""
 
 from __future__ import annotations

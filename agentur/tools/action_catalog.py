@@ -1,4 +1,4 @@
-"""The typed action catalog (A10): an action is a typed async Python function, and its tool is
+"""The typed action catalog: an action is a typed async Python function, and its tool is
 derived from it — name `{method}_{action}`, description from the docstring, argument schema
 from the keyword-only parameters (pydantic types, `Annotated[..., Field(...)]` for limits and
 descriptions). Action tools change data: they are flagged `is_action` (left out by

@@ -29,9 +29,7 @@ Result = TypeVar("Result")
 async def connection_service(context: ToolContext) -> AsyncIterator[ConnectionService]:
     runtime = context.runtime
     async with runtime.database.session() as session:
-        yield ConnectionService(
-            session, context.request, credentials_box(runtime.settings.data_dir)
-        )
+        yield ConnectionService(session, context.request, credentials_box(runtime.settings))
 
 
 async def pick_connection(

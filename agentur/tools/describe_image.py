@@ -1,4 +1,4 @@
-"""`describe_image` (T5): a workspace image described — or a question about it answered — by
+"""`describe_image`: a workspace image described — or a question about it answered — by
 a vision model through the gateway's `image_analyse` operation (selection of vision-capable
 models, size limits and scaling, billing; never sent under neutralization policy `block`)."""
 

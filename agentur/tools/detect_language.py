@@ -1,4 +1,4 @@
-"""`detect_language` (T3): offline, with lingua, over every language lingua knows (German,
+"""`detect_language`: offline, with lingua, over every language lingua knows (German,
 French, Italian and English among them; lingua has no Romansh). Detection runs in a worker
 thread (the first call loads the models)."""
 

@@ -1,8 +1,8 @@
-"""Document tools (T5) over the UDM of indexed files: structure, blocks, sections.
+"""Document tools over the UDM of indexed files: structure, blocks, sections.
 
 All reads go through the knowledge store's section reader, which checks the caller's
 visibility of the file on every call (a file of another tenant is simply not found).
-Every reader is windowed (A11): it says how much there is and where the next window starts.
+Every reader is windowed: it says how much there is and where the next window starts.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`execute_code` (T8): Python with numpy and pandas in the bubblewrap sandbox, on copies of
+"""`execute_code`: Python with numpy and pandas in the bubblewrap sandbox, on copies of
 workspace files; files the code writes are saved back to the workspace as new files.
 
 Offered in the `code` toolbox only where the sandbox works (see `agentur.sandbox`)."""

@@ -1,4 +1,4 @@
-"""Feature data (T6): `query_feature_instance` asks a sub-agent a question over one of the
+"""Feature data: `query_feature_instance` asks a sub-agent a question over one of the
 mandate's feature instances; the sub-agent's own tools browse, query and aggregate its tables.
 
 The instance the sub-agent's tools read is fixed by `query_feature_instance` (after checking it

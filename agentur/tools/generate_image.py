@@ -1,4 +1,4 @@
-"""`generate_image` (T5): an image from a prompt, through the gateway's `image_generate`
+"""`generate_image`: an image from a prompt, through the gateway's `image_generate`
 operation (OpenAI images wire format; the prompt is neutralized and the call billed like every
 other), saved as a workspace file."""
 

@@ -1,4 +1,4 @@
-"""`search_knowledge` (K3 for the agent): hybrid search over the files the caller may see."""
+"""`search_knowledge` (for the agent): hybrid search over the files the caller may see."""
 
 from __future__ import annotations
 

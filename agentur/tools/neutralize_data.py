@@ -1,4 +1,4 @@
-"""`neutralize_data` (T8): a neutralized copy of a text or a workspace file, saved as a NEW
+"""`neutralize_data`: a neutralized copy of a text or a workspace file, saved as a NEW
 workspace file — the original is never changed. Uses the gateway's `neutralize_text` (the
 mandate's custom terms; within a workflow its stable placeholders), which needs no model."""
 

@@ -1,4 +1,4 @@
-"""`read_url` (T3): a web page or document as text, in windows, through the one egress module.
+"""`read_url`: a web page or document as text, in windows, through the one egress module.
 
 The download goes through `agentur.egress.fetch` (http/https only, global addresses only unless
 allow-listed, pinned to the checked address, every redirect re-checked) under the web caps

@@ -1,4 +1,4 @@
-"""The tool registry (A9): every `Tool` the agent may offer, found by convention.
+"""The tool registry: every `Tool` the agent may offer, found by convention.
 
 A new tool family is one new module `agentur/tools/<family>.py` with a module-level `TOOLS`
 list; discovery imports every module of the package and collects them, so neither the loop

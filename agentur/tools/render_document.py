@@ -1,4 +1,4 @@
-"""`render_document` (T5): Markdown (headings, paragraphs, lists, GFM tables, code, images by
+"""`render_document`: Markdown (headings, paragraphs, lists, GFM tables, code, images by
 workspace file id) to a DOCX, PDF, XLSX or HTML workspace file."""
 
 from __future__ import annotations

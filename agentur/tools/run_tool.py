@@ -1,4 +1,4 @@
-"""The lifecycle wrapper (A9, S9) around every tool call.
+"""The lifecycle wrapper around every tool call.
 
 In order: TOOL_CALL event; the tool must be offered this round; authorization from the request
 context (a tool that changes data needs a role that may write — identity never comes from the

@@ -1,4 +1,4 @@
-"""`speech_to_text` (T3): a workspace audio file transcribed through the gateway's
+"""`speech_to_text`: a workspace audio file transcribed through the gateway's
 `speech_to_text` operation (OpenAI `/audio/transcriptions` wire format); the transcript comes
 back and, with `save_as`, is stored as a workspace text file."""
 

@@ -1,4 +1,4 @@
-"""What a tool needs to run a sub-agent (T6): the loop hands a runner down in
+"""What a tool needs to run a sub-agent: the loop hands a runner down in
 `ToolContext.extras[SUB_AGENT_KEY]`. The tools own this protocol, so they never import the
 agent (which imports the tools)."""
 

@@ -1,4 +1,4 @@
-"""`summarize` (T5): a text or workspace file summarized through the gateway, map-reduce.
+"""`summarize`: a text or workspace file summarized through the gateway, map-reduce.
 
 The input is cut into windows at paragraph/sentence boundaries; each window is a section
 `S1…Sn` (character range and the Markdown heading in force). Map: one call per window writes

@@ -1,14 +1,14 @@
 """The `text | file_id` input several tools take (translate, summarize, neutralize_data): a
 file is read as its text whatever its format — a PDF, DOCX, XLSX, HTML page or scan as its
-extracted text (agentur/tools/document_text.py)."""
+extracted text (agentur/workspace/document_text.py)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
 from agentur.storage.models import File
-from agentur.tools.document_text import DocumentText
 from agentur.tools.tool import ToolContext
+from agentur.workspace.document_text import DocumentText
 
 MAX_CHARS = 200_000
 

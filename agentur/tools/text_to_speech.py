@@ -1,4 +1,4 @@
-"""`text_to_speech` (T3): a text spoken through the gateway's `text_to_speech` operation
+"""`text_to_speech`: a text spoken through the gateway's `text_to_speech` operation
 (OpenAI `/audio/speech` wire format), stored as a workspace audio file."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class Tool(Generic[Arguments]):
     # Names of arguments holding URLs: the lifecycle wrapper refuses private targets before
     # the handler runs; the handler fetches through `agentur.egress` (checked and pinned per hop).
     url_arguments: tuple[str, ...] = ()
-    # Generated from a workflow action (A10); `exclude_action_tools` leaves these out.
+    # Generated from a workflow action; `exclude_action_tools` leaves these out.
     is_action: bool = False
     # A tool of a user's connection, named after it (`Weather__forecast`): metrics and span
     # names count it as this kind (`mcp`) instead, so no user-chosen name becomes a label.

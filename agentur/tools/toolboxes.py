@@ -1,4 +1,4 @@
-"""Toolboxes (A8): which groups of tools a run offers, and the `request_toolbox` meta-tool.
+"""Toolboxes: which groups of tools a run offers, and the `request_toolbox` meta-tool.
 
 A run starts with the default toolbox (`core`: files, folders, knowledge search, workflow
 history — every tool definition is sent with every round, so the default stays small), those

@@ -1,4 +1,4 @@
-"""`translate` (T3): a text or a workspace file (any format the knowledge store extracts)
+"""`translate`: a text or a workspace file (any format the knowledge store extracts)
 into another language, through the gateway's `translate` operation (model selection,
 neutralization and billing as for every call).
 

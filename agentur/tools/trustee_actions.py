@@ -1,4 +1,4 @@
-"""Actions on a trustee instance's books (A10), declared as typed functions; their tools are
+"""Actions on a trustee instance's books, declared as typed functions; their tools are
 generated (`trustee_create_invoice`, …). Every action checks the instance belongs to the
 caller's mandate and writes in one transaction."""
 

@@ -1,4 +1,4 @@
-"""`web_search` (T3): results from the configured search engine (Tavily or Perplexity) through
+"""`web_search`: results from the configured search engine (Tavily or Perplexity) through
 the gateway's `web_search` operation — selected, neutralized and billed like every model call."""
 
 from __future__ import annotations

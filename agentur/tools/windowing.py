@@ -1,4 +1,4 @@
-"""Windowing of large tool results (A11): never cut silently.
+"""Windowing of large tool results: never cut silently.
 
 A result longer than the limit goes back to the model as its first window plus
 `total_length` and the exact call that reads on (`read_tool_result`). The whole text stays in

@@ -1,4 +1,4 @@
-"""Actions on the caller's workflows (A10), declared as typed functions; their tools are
+"""Actions on the caller's workflows, declared as typed functions; their tools are
 generated (`workflow_rename`, `workflow_archive`, `workflow_post_message`). A workflow of
 anyone else is "not found"."""
 

@@ -1,4 +1,4 @@
-"""Workflow history tools (T7): the caller's own workflows and their messages."""
+"""Workflow history tools: the caller's own workflows and their messages."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ async def read_workflow_messages(
             {
                 "sequence": m.sequence,
                 "role": m.role,
-                # A long message is shown as its first window with its full length (A11).
+                # A long message is shown as its first window with its full length.
                 "content": m.content[:MESSAGE_PREVIEW_CHARS],
                 "total_length": len(m.content),
                 "created_at": m.created_at.isoformat(),

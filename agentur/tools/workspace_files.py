@@ -1,4 +1,4 @@
-"""Workspace file tools (T1). Every call goes through `FileService`, so tenant and scope checks
+"""Workspace file tools. Every call goes through `FileService`, so tenant and scope checks
 are exactly those of the HTTP API: a file id of another tenant is simply not found."""
 
 from __future__ import annotations

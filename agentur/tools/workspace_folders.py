@@ -1,4 +1,4 @@
-"""Folder tools (T2), through `FolderService` like the HTTP API: only the caller's own tree."""
+"""Folder tools, through `FolderService` like the HTTP API: only the caller's own tree."""
 
 from __future__ import annotations
 

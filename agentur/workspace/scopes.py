@@ -1,4 +1,4 @@
-"""Who may see and change a workspace file (X2: access is enforced in the data queries).
+"""Who may see and change a workspace file (access is enforced in the data queries).
 
 Visibility, always inside the caller's mandate unless the scope is global:
 - personal: only the owner;

@@ -1,4 +1,4 @@
-"""Windowed reading of text (A11): a slice plus the total length, never a silent truncation.
+"""Windowed reading of text: a slice plus the total length, never a silent truncation.
 
 Offsets and limits count Unicode code points, so a window never splits a multi-byte character.
 """

@@ -28,9 +28,7 @@ async def test_pages_task_comment_errors_and_test_action(
     with clickup_server() as (base_url, state):
         allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
-            service = ConnectionService(
-                session, alice.context, credentials_box(runtime.settings.data_dir)
-            )
+            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
             good = await service.create(
                 "clickup", "ClickUp", {"base_url": base_url}, Credentials(password=CLICKUP_TOKEN)
             )

@@ -275,9 +275,7 @@ async def test_the_graph_url_is_checked_at_every_connect(
         allow(monkeypatch, base)
         settings = {"tenant_id": "t", "client_id": CLIENT_ID, "token_url": f"{base}/token"}
         async with runtime.database.session() as session:
-            service = ConnectionService(
-                session, alice.context, credentials_box(runtime.settings.data_dir)
-            )
+            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
             connection = await service.create(
                 "microsoft", "M365", settings, Credentials(password=CLIENT_SECRET)
             )
@@ -345,9 +343,7 @@ async def test_a_tool_download_from_an_internal_source_gets_nothing(
     with serving(Internal) as port:
         allow(monkeypatch, port)
         async with runtime.database.session() as session:
-            service = ConnectionService(
-                session, alice.context, credentials_box(runtime.settings.data_dir)
-            )
+            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
             settings = {"base_url": f"http://127.0.0.1:{port}/"}
             await service.create("webdav", "Share", settings, Credentials(password="p"))
             await service.commit()

@@ -62,9 +62,7 @@ async def add_connection(
     runtime: Runtime, member: Member, url: str, token: str, *, neutralize: bool = False
 ) -> str | None:
     async with runtime.database.session() as session:
-        service = ConnectionService(
-            session, member.context, credentials_box(runtime.settings.data_dir)
-        )
+        service = ConnectionService(session, member.context, credentials_box(runtime.settings))
         connection = await service.create(
             "mcp", "Weather", {"url": url}, Credentials(password=token), neutralize=neutralize
         )

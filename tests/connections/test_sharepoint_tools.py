@@ -41,9 +41,7 @@ async def test_list_pages_download_neutralized_and_errors(
             "token_url": f"{base}/{{tenant_id}}/oauth2/v2.0/token", "graph_url": f"{base}/v1.0/",
         }  # fmt: skip
         async with runtime.database.session() as session:
-            service = ConnectionService(
-                session, alice.context, credentials_box(runtime.settings.data_dir)
-            )
+            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
             wrong = await service.create(
                 "microsoft", "Old", settings, Credentials(password="expired")
             )

@@ -1,4 +1,4 @@
-"""What the Usage screen shows (issue 18): AI cost per day and model in the caller's time zone,
+"""What the Usage screen shows: AI cost per day and model in the caller's time zone,
 and the mandate's limits with what is left of them this month."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The gate every request passes before a model sees it (G4): apply the mandate's policy
+"""The gate every request passes before a model sees it: apply the mandate's policy
 (off / neutralize / block) and keep a workflow's placeholders stable across calls."""
 
 from __future__ import annotations

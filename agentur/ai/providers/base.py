@@ -23,7 +23,7 @@ class ErrorKind(StrEnum):
     tls = "TLS handshake failed"
     connect_failed = "cannot connect"
     connect_timeout = "connect timeout"
-    # No byte of the reply yet: the server may still be reading the prompt (G6: not retried
+    # No byte of the reply yet: the server may still be reading the prompt (not retried
     # on the same server, a retry would start the prompt over).
     first_token_timeout = "time-to-first-token timeout"
     idle_timeout = "idle timeout"

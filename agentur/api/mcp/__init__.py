@@ -1,1 +1,1 @@
-"""The MCP server (issue 17): agentur's safe tools and knowledge files over streamable HTTP."""
+"""The MCP server: agentur's safe tools and knowledge files over streamable HTTP."""

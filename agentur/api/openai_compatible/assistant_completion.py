@@ -54,7 +54,9 @@ async def _turn(
     if last.role != "user":
         raise OpenAIError(400, "an assistant needs a user message last", param="messages")
     settings = AssistantSettings()
-    box = CredentialsBox.from_settings(settings.assistant_secret_key, runtime.settings.data_dir)
+    box = CredentialsBox.from_settings(
+        runtime.settings.assistant_secret_key, runtime.settings.data_dir
+    )
     service = ConversationService(
         runtime, settings, getattr(runtime, "ai", None), context, box, ConversationAccess()
     )

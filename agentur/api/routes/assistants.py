@@ -184,7 +184,7 @@ class ReplayOut(BaseModel):
 async def latest_replay(
     assistant_id: str, service: ServiceDep, session: SessionDep, context: ContextDep
 ) -> ReplayOut:
-    """The last replay of the label set (S6): what the web app shows beside the decisions."""
+    """The last replay of the label set: what the web app shows beside the decisions."""
     row = await service.get(assistant_id)
     replay = await ConversationStore(session, context.mandate_id, row.id).latest_replay()
     if replay is None:

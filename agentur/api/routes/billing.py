@@ -1,4 +1,4 @@
-"""/v1/billing/usage — AI cost totals of the caller's mandate by model and operation (G5)."""
+"""/v1/billing/usage — AI cost totals of the caller's mandate by model and operation."""
 
 from __future__ import annotations
 

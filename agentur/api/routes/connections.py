@@ -26,7 +26,7 @@ router = APIRouter(prefix="/connections", tags=["connections"], responses=AUTHEN
 
 
 def get_service(runtime: RuntimeDep, session: SessionDep, context: ContextDep) -> ConnectionService:
-    return ConnectionService(session, context, credentials_box(runtime.settings.data_dir))
+    return ConnectionService(session, context, credentials_box(runtime.settings))
 
 
 ServiceDep = Annotated[ConnectionService, Depends(get_service)]

@@ -227,7 +227,7 @@ async def read_file_content(
         ),
     ] = None,
 ) -> ContentWindowOut:
-    """A window of a text file (A11): never silently truncated — `total_length` tells the rest."""
+    """A window of a text file: never silently truncated — `total_length` tells the rest."""
     result = await service.read_window(file_id, offset, limit)
     return ContentWindowOut(
         content=result.content,

@@ -1,4 +1,4 @@
-"""/v1/knowledge/search and the per-file index endpoints (K1–K3)."""
+"""/v1/knowledge/search and the per-file index endpoints."""
 
 from __future__ import annotations
 

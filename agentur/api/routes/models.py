@@ -1,4 +1,4 @@
-"""/v1/models — the active models with capabilities and prices (G2)."""
+"""/v1/models — the active models with capabilities and prices."""
 
 from __future__ import annotations
 

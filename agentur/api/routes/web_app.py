@@ -1,4 +1,4 @@
-"""The workspace web app (issue 18): `/` serves the shell page, `/app/...` its modules and CSS.
+"""The workspace web app: `/` serves the shell page, `/app/...` its modules and CSS.
 
 Static files from the package (no build step, no Node at run time). Every answer carries a
 strict Content-Security-Policy: scripts, styles and connections only from this origin, no

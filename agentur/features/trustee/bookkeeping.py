@@ -1,4 +1,4 @@
-"""Changes to a trustee instance's books (the actions of A10): each checks what it refers to
+"""Changes to a trustee instance's books (catalog actions): each checks what it refers to
 inside the same instance and writes in the caller's transaction."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Extraction (K1, K2): bytes of a workspace file → one `Document` (UDM), whatever the format.
+"""Extraction: bytes of a workspace file → one `Document` (UDM), whatever the format.
 
 A file with no text to extract — a recording, a video, an archive, a binary no extractor reads —
 raises `NotTextError`: it is never decoded into text (its index gets status `no_text`)."""

@@ -1,4 +1,4 @@
-"""OCR (K2): scanned PDF pages and images (PNG, JPEG, TIFF) to text with positions, offline,
+"""OCR: scanned PDF pages and images (PNG, JPEG, TIFF) to text with positions, offline,
 with Tesseract (Debian `tesseract-ocr` plus the `-deu`/`-fra`/`-ita` language data) through
 pytesseract. Words come back with their boxes; lines and paragraphs follow Tesseract's own
 layout analysis, and every block keeps its page number for citations."""

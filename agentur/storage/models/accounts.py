@@ -45,7 +45,7 @@ class FeatureInstance(IdMixin, TimestampMixin, Base):
     )
     feature_code: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(NAME_COLUMN_LENGTH), default="")
-    # Domain hints for the feature-data sub-agent of this instance (T6), e.g. conventions.
+    # Domain hints for the feature-data sub-agent of this instance, e.g. conventions.
     agent_hints: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
@@ -66,7 +66,7 @@ class ApiKey(IdMixin, TimestampMixin, Base):
 
 
 class WebSession(IdMixin, Base):
-    """A signed-in browser (issue 18). Only the SHA-256 of the cookie's token is stored."""
+    """A signed-in browser. Only the SHA-256 of the cookie's token is stored."""
 
     __tablename__ = "web_sessions"
 

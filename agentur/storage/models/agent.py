@@ -1,4 +1,4 @@
-"""Tables of the agent part: one row per run, and its trace entries (A6)."""
+"""Tables of the agent part: one row per run, and its trace entries."""
 
 from __future__ import annotations
 

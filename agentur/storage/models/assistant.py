@@ -72,7 +72,7 @@ class AssistantMessage(IdMixin, TimestampMixin, Base):
 
 
 class AssistantDecision(IdMixin, TimestampMixin, Base):
-    """The pre-flight decision log (S5): shadow, routing and replay decisions."""
+    """The pre-flight decision log: shadow, routing and replay decisions."""
 
     __tablename__ = "assistant_decisions"
 

@@ -1,4 +1,4 @@
-"""Connections (T4): a user's (personal) or a mandate's (shared, admin-managed) access to an
+"""Connections: a user's (personal) or a mandate's (shared, admin-managed) access to an
 outside system — mail, a WebDAV share, … Credentials are stored only as a Fernet token."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tables of the knowledge part (K1).
+"""Tables of the knowledge part.
 
 Besides these ORM tables the migration creates per dialect:
 - SQLite: `knowledge_chunks_fts` (FTS5, contentless, rowid = chunk id), its document
@@ -111,7 +111,7 @@ class ContentChunk(Base):
 
 
 class RoundMemory(IdMixin, TimestampMixin, Base):
-    """What one agent round did (K1, A5), for semantic reuse after summarization."""
+    """What one agent round did, for semantic reuse after summarization."""
 
     __tablename__ = "knowledge_round_memories"
     __table_args__ = (UniqueConstraint("run_id", "round_index"),)

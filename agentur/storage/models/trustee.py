@@ -1,4 +1,4 @@
-"""Tables of the `trustee` bookkeeping feature (T6): accounts, journal entries, customers and
+"""Tables of the `trustee` bookkeeping feature: accounts, journal entries, customers and
 invoices, one set of rows per feature instance.
 
 Every row carries its mandate and its instance, so every query can filter by both. The declared

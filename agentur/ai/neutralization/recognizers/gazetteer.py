@@ -24,10 +24,6 @@ def given_names() -> frozenset[str]:
     return _entries("given_names.txt")
 
 
-def family_names() -> frozenset[str]:
-    return _entries("family_names.txt")
-
-
 def localities() -> frozenset[str]:
     return _entries("localities.txt")
 

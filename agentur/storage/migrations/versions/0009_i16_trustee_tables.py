@@ -1,5 +1,5 @@
 """trustee feature tables: accounts, journal entries, customers, invoices per instance;
-per-instance domain hints for the feature-data sub-agent; workflows.archived_at (A10 actions)
+per-instance domain hints for the feature-data sub-agent; workflows.archived_at (bookkeeping)
 
 Revision ID: 0009
 Revises: 0008

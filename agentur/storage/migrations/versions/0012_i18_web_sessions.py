@@ -1,4 +1,4 @@
-"""web sessions: a browser's cookie session and the API keys signed in with it (issue 18)
+"""web sessions: a browser's cookie session and the API keys signed in with it
 
 Revision ID: 0012
 Revises: 0011

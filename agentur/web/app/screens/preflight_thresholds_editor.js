@@ -1,4 +1,4 @@
-// The pre-flight's confidence thresholds (S5): above one, the decision acts (in routing mode)
+// The pre-flight's confidence thresholds: above one, the decision acts (in routing mode)
 // or would act (shadow mode). Tuned by reading the decision log below the form.
 import { h } from "../dom.js";
 import { field, input, merged } from "./form_fields.js";

@@ -1,8 +1,8 @@
 """The text of any workspace file, for the tools that read text (summarize, translate,
-neutralize_data, read_file): a port the tools own. The knowledge store implements it — a text
-file's own text; for PDF, DOCX, XLSX, HTML and scans the stored extraction, or an extraction
-made on demand — structurally, without importing the tools, and the runtime composes it
-(`RuntimeParts.documents`), so no tool imports the store for it."""
+neutralize_data, read_file): a port beside the files it reads. The knowledge store implements
+it — a text file's own text; for PDF, DOCX, XLSX, HTML and scans the stored extraction, or an
+extraction made on demand — structurally, without importing the tools, and the runtime composes
+it (`RuntimeParts.documents`), so no tool imports the store for it."""
 
 from __future__ import annotations
 
