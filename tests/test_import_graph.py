@@ -70,12 +70,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 LAYER_OF = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 ENTRY = LAYERS[-1][1]
 # Arrows that still run upwards, each with the change that removes it. Any other fails.
-KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset(
-    {
-        # The lifecycle wrapper emits the agent's events; both move into the tool loop.
-        ("tools", "agent"),
-    }
-)
+KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
 
 DOMAIN = tuple(part for part, rank in LAYER_OF.items() if rank < LAYER_OF["api"])
 # The parts agentur/runtime.py composes, and what they build on, never reach it back.

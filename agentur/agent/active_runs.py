@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agentur.agent.dependencies import AgentDependencies, AgentResult
-from agentur.agent.events import AgentEvent
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.run_agent import execute_run
 from agentur.context import RequestContext
+from agentur.tool_loop.events import AgentEvent
 
 
 @dataclass

@@ -1,31 +1,6 @@
-"""The events a run streams. Names are the SSE `event:` names; `data` is JSON-ready."""
+"""The events an agent run streams: the tool loop's (agentur/tool_loop/events.py), named here
+too because callers of the agent (API, CLI, meetings) subscribe to them."""
 
-from __future__ import annotations
+from agentur.tool_loop.events import AgentEvent, EventSink, EventType, discard_event
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
-
-
-class EventType(StrEnum):
-    chunk = "chunk"  # {"text"}
-    tool_call = "tool_call"  # {"id", "name", "arguments", "round"}
-    tool_result = "tool_result"  # {"id", "name", "content", "is_error", "duration_ms", "round"}
-    status = "status"  # {"status", "round"?, "message"?}
-    final = "final"  # {"status", "text"}
-    agent_summary = "agent_summary"  # {"rounds", "usage", "cost_chf", "duration_ms", "models"}
-    error = "error"  # {"message"}
-
-
-@dataclass(frozen=True, slots=True)
-class AgentEvent:
-    type: EventType
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-EventSink = Callable[[AgentEvent], None]
-
-
-def discard_event(event: AgentEvent) -> None:
-    """The sink of runs nobody listens to."""
+__all__ = ["AgentEvent", "EventSink", "EventType", "discard_event"]

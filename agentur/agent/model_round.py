@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import NoReturn
 
 from agentur.agent.dependencies import RunStatus
-from agentur.agent.events import AgentEvent, EventType
 from agentur.agent.run_state import RunState, StopRun
 from agentur.agent.summarize_history import summarize_history
 from agentur.agent.trace import TraceKind
@@ -29,6 +28,7 @@ from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.stream_error import StreamError
 from agentur.errors import AgenturError
+from agentur.tool_loop.events import AgentEvent, EventType
 
 logger = logging.getLogger(__name__)
 

@@ -13,10 +13,11 @@ from dataclasses import replace
 from agentur.agent.dependencies import RunStatus
 from agentur.agent.model_round import spec_for
 from agentur.agent.redact import redact_text
-from agentur.agent.run_state import RoundOffer, RunState, StopRun
+from agentur.agent.run_state import RunState, StopRun
 from agentur.agent.trace import TraceKind
 from agentur.ai.messages import AiResponse
 from agentur.ai.text_tool_calls import find_text_tool_calls
+from agentur.tool_loop.prepare_step import StepOffer
 
 CORRECTION = (
     "Your last reply wrote a tool call as text, so it was not run and is not an answer. "
@@ -33,7 +34,7 @@ class RetryRound(Exception):
     """The round's answer was replaced by a corrective message; the loop asks again."""
 
 
-def settle_text_tool_calls(run: RunState, response: AiResponse, offer: RoundOffer) -> AiResponse:
+def settle_text_tool_calls(run: RunState, response: AiResponse, offer: StepOffer) -> AiResponse:
     """The response to act on (with recovered calls). Raises `RetryRound` after adding the
     corrective message, `StopRun` when the correction did not help."""
     if response.tool_calls:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
 
-from agentur.agent.budget import Budget
 from agentur.agent.check_final_answer import settle_final_answer
 from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import AgentDependencies, AgentResult, RunStatus
-from agentur.agent.events import AgentEvent, EventSink, EventType, discard_event
 from agentur.agent.model_round import model_round
 from agentur.agent.prepare_run import PreparedRun, prepare_run, record_answer
 from agentur.agent.progress_summary import progress_summary
@@ -26,16 +26,27 @@ from agentur.agent.recover_text_tool_calls import RetryRound, settle_text_tool_c
 from agentur.agent.round_hooks import knowledge_block, remember_round, remember_run
 from agentur.agent.run_state import RunState, StopRun, record_status
 from agentur.agent.sub_agent import sub_agent_runner
-from agentur.agent.tool_round import round_offer, run_tools
+from agentur.agent.tool_round import (
+    loop_settings,
+    record_outcomes,
+    round_offer,
+    run_rounds,
+    tool_context,
+    toolbox_activations,
+)
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.billing.holder import holding_for
-from agentur.ai.messages import Message
+from agentur.ai.messages import AiResponse, Message
 from agentur.context import RequestContext
 from agentur.detect_language import clear_language_name
 from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
-from agentur.tools.sub_agent_port import SUB_AGENT_KEY
+from agentur.tool_loop.budget import Budget
+from agentur.tool_loop.events import AgentEvent, EventSink, EventType, discard_event
+from agentur.tool_loop.loop import LoopDriver, ModelTurn
+from agentur.tool_loop.prepare_step import StepOffer
+from agentur.tool_loop.run_tool import ToolOutcome
+from agentur.tools.tool import ToolDeps
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
-from agentur.tools.windowing import RESULT_STORE_KEY, ResultStore
 
 logger = logging.getLogger(__name__)
 
@@ -87,11 +98,7 @@ async def _execute(prepared: PreparedRun, deps: AgentDependencies, emit: EventSi
     # Lingua's models load on first use (seconds): off the event loop.
     run.conversation.language = await asyncio.to_thread(clear_language_name, prepared.prompt)
     pinned = run.conversation.turns[-1]
-    run.extras = {
-        RESULT_STORE_KEY: ResultStore(),
-        "max_result_chars": settings.agent_max_tool_result_chars,
-        SUB_AGENT_KEY: sub_agent_runner(run),
-    }
+    run.tool_context = tool_context(run, ToolDeps(sub_agent=sub_agent_runner(run)))
     record_status(run, RunStatus.running)
     status, final_text, error, error_status = RunStatus.completed, "", None, None
     try:
@@ -186,43 +193,68 @@ async def _loop(run: RunState, pinned: Message) -> str:
         deps.runtime, run.context
     )
     run.toolboxes = ToolboxState.initial(environment, config.initial_toolboxes)
-    for round_index in range(1, config.max_rounds + 1):
-        with round_span(round_index):
-            run.rounds = round_index
-            round_started = time.perf_counter()
-            knowledge = await knowledge_block(run)
-            offer = round_offer(run)
-            response = await model_round(run, pinned, offer.definitions, knowledge)
-            try:
-                response = settle_text_tool_calls(run, response, offer)
-            except RetryRound:
-                await run.trace.flush()
-                continue
-            if not response.tool_calls:
-                try:
-                    final_text = settle_final_answer(run, response.text)
-                except RetryRound:
-                    await run.trace.flush()
-                    continue
-                run.conversation.add_assistant(final_text, ())
-                _trace_round(run, round_index, round_started, 0)
-                await run.trace.flush()
-                return final_text
-            run.conversation.add_assistant(response.text, response.tool_calls)
-            if response.text:
-                run.last_text = response.text
-            outcomes = await run_tools(run, offer, response.tool_calls)
-            failed = all(outcome.is_error for outcome in outcomes)
-            run.failed_round_errors = (
-                [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
-            )
-            _trace_round(run, round_index, round_started, len(outcomes))
-            await remember_round(run, response, outcomes)
-            await run.trace.flush()
-    raise StopRun(
-        RunStatus.max_rounds_reached,
-        f"the limit of {config.max_rounds} rounds was reached",
-    )
+    driver = AgentDriver(**loop_settings(run), run=run, pinned=pinned)
+    return await run_rounds(run, driver, f"the limit of {config.max_rounds} rounds was reached")
+
+
+@dataclass(kw_only=True)
+class AgentDriver(LoopDriver):
+    """The agent's configuration of the tool loop: per round the knowledge hook, the offer
+    from the active toolboxes, one model round with its corrections (a tool call written as
+    text, a reply that is no answer), then the round's records and the round-memory hook."""
+
+    run: RunState
+    pinned: Message
+    knowledge: str = ""
+    response: AiResponse | None = None
+    round_started: float = 0.0
+    activations_before: int = 0
+
+    def step_scope(self, step: int) -> AbstractContextManager[Any]:
+        return round_span(step)
+
+    async def prepare_step(self, step: int) -> StepOffer:
+        self.run.rounds = step
+        self.round_started = time.perf_counter()
+        self.knowledge = await knowledge_block(self.run)
+        return round_offer(self.run)
+
+    async def model_turn(self, step: int, offer: StepOffer) -> ModelTurn | None:
+        response = await model_round(self.run, self.pinned, offer.definitions, self.knowledge)
+        try:
+            self.response = settle_text_tool_calls(self.run, response, offer)
+        except RetryRound:
+            return None
+        return ModelTurn(self.response.text, self.response.tool_calls)
+
+    async def answer(self, step: int, turn: ModelTurn) -> str | None:
+        try:
+            final_text = settle_final_answer(self.run, turn.text)
+        except RetryRound:
+            return None
+        self.run.conversation.add_assistant(final_text, ())
+        _trace_round(self.run, step, self.round_started, 0)
+        return final_text
+
+    async def before_tools(self, step: int, turn: ModelTurn) -> None:
+        self.run.conversation.add_assistant(turn.text, turn.calls)
+        if turn.text:
+            self.run.last_text = turn.text
+        self.activations_before = toolbox_activations(self.run)
+
+    async def after_tools(self, step: int, turn: ModelTurn, outcomes: list[ToolOutcome]) -> None:
+        run = self.run
+        record_outcomes(run, outcomes, self.activations_before)
+        failed = all(outcome.is_error for outcome in outcomes)
+        run.failed_round_errors = (
+            [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
+        )
+        _trace_round(run, step, self.round_started, len(outcomes))
+        assert self.response is not None
+        await remember_round(run, self.response, outcomes)
+
+    async def end_step(self, step: int) -> None:
+        await self.run.trace.flush()
 
 
 def _trace_round(run: RunState, round_index: int, started: float, tool_calls: int) -> None:

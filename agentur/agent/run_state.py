@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentur.agent.budget import Budget
 from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import AgentDependencies, RunStatus
-from agentur.agent.events import AgentEvent, EventSink, EventType
 from agentur.agent.hooks import RoundRecord
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.progress_summary import Step
 from agentur.agent.trace import TraceKind, TraceRecorder
-from agentur.ai.messages import ToolDefinition
 from agentur.context import RequestContext
-from agentur.tools.tool import Tool
+from agentur.tool_loop.budget import Budget
+from agentur.tool_loop.events import AgentEvent, EventSink, EventType
+from agentur.tool_loop.prepare_step import StepOffer
+from agentur.tools.tool import ToolContext
 from agentur.tools.toolboxes import ToolboxState
 
 
@@ -31,18 +31,6 @@ class StopRun(Exception):
         self.error_status = error_status
 
 
-@dataclass(frozen=True, slots=True)
-class RoundOffer:
-    """The tools a round offers, with their definitions and lookup by name — built again only
-    when the active toolboxes change, since nothing else that shapes it changes within a run."""
-
-    active: frozenset[str]
-    tools: tuple[Tool, ...]
-    definitions: tuple[ToolDefinition, ...]
-    by_name: dict[str, Tool]
-    names: list[str]  # sorted, for the "not offered" message
-
-
 @dataclass
 class RunState:
     prepared: PreparedRun
@@ -52,7 +40,7 @@ class RunState:
     budget: Budget
     trace: TraceRecorder
     toolboxes: ToolboxState | None = None
-    offer: RoundOffer | None = None
+    offer: StepOffer | None = None
     rounds: int = 0
     models: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
@@ -63,7 +51,8 @@ class RunState:
     answer_corrected: bool = False
     # The errors of the last tool round when every one of its calls failed, else empty.
     failed_round_errors: list[str] = field(default_factory=list)
-    extras: dict[str, Any] = field(default_factory=dict)
+    # What this run's tool handlers receive (built once the run starts).
+    tool_context: ToolContext | None = None
     # This run's tool rounds, for the workflow-memory hook at its end.
     round_records: list[RoundRecord] = field(default_factory=list)
 

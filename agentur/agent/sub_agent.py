@@ -14,21 +14,31 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentur.agent.config import AgentConfig
 from agentur.agent.conversation_manager import ConversationManager
 from agentur.agent.dependencies import RunStatus
-from agentur.agent.events import AgentEvent, EventType
 from agentur.agent.model_round import model_round
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.progress_summary import progress_summary
-from agentur.agent.run_state import RoundOffer, RunState, StopRun
-from agentur.agent.tool_round import run_tools, tool_definition
+from agentur.agent.run_state import RunState, StopRun
+from agentur.agent.tool_round import (
+    loop_settings,
+    record_outcomes,
+    run_rounds,
+    tool_context,
+    tool_definition,
+    toolbox_activations,
+)
 from agentur.agent.trace import TraceKind, TraceRecorder
+from agentur.tool_loop.events import AgentEvent, EventType
+from agentur.tool_loop.loop import LoopDriver, ModelTurn
+from agentur.tool_loop.prepare_step import StepOffer
+from agentur.tool_loop.run_tool import ToolOutcome
 from agentur.tools.sub_agent_port import SubAgentAnswer, SubAgentRequest, SubAgentRunner
-from agentur.tools.windowing import RESULT_STORE_KEY, ResultStore
+from agentur.tools.tool import ToolDeps
 
 logger = logging.getLogger(__name__)
 
@@ -98,19 +108,10 @@ async def run_sub_agent(parent: RunState, request: SubAgentRequest) -> SubAgentA
         trace=NestedTrace(parent, request.label),
         models=parent.models,
     )
-    child.extras = {
-        **request.extras,
-        RESULT_STORE_KEY: ResultStore(),
-        "max_result_chars": parent.extras.get("max_result_chars"),
-    }
-    tools = tuple(request.tools)
-    offer = RoundOffer(
-        active=frozenset(),
-        tools=tools,
-        definitions=tuple(tool_definition(tool) for tool in tools),
-        by_name={tool.name: tool for tool in tools},
-        names=sorted(tool.name for tool in tools),
+    child.tool_context = tool_context(
+        child, ToolDeps(feature_instance_id=request.feature_instance_id)
     )
+    offer = StepOffer.of(tuple(request.tools), tool_definition)
     child.offer = offer
     spent_before = parent.budget.spent_chf
     child.conversation.add_user(request.question)
@@ -128,17 +129,31 @@ async def run_sub_agent(parent: RunState, request: SubAgentRequest) -> SubAgentA
     return SubAgentAnswer(status.value, text, child.rounds, cost)
 
 
-async def _loop(child: RunState, pinned: Any, offer: RoundOffer) -> str:
-    for round_index in range(1, child.config.max_rounds + 1):
-        child.rounds = round_index
-        response = await model_round(child, pinned, offer.definitions, "")
-        child.conversation.add_assistant(response.text, response.tool_calls)
+async def _loop(child: RunState, pinned: Any, offer: StepOffer) -> str:
+    driver = SubAgentDriver(**loop_settings(child), run=child, pinned=pinned, offer=offer)
+    rounds = child.config.max_rounds
+    return await run_rounds(child, driver, f"the {rounds} rounds left of the parent run were used")
+
+
+@dataclass(kw_only=True)
+class SubAgentDriver(LoopDriver):
+    """The sub-agent's configuration of the tool loop: a fixed tool set, no hooks, no
+    corrections; every model text is recorded, and an answer ends it."""
+
+    run: RunState
+    pinned: Any
+    offer: StepOffer
+
+    async def prepare_step(self, step: int) -> StepOffer:
+        self.run.rounds = step
+        return self.offer
+
+    async def model_turn(self, step: int, offer: StepOffer) -> ModelTurn:
+        response = await model_round(self.run, self.pinned, offer.definitions, "")
+        self.run.conversation.add_assistant(response.text, response.tool_calls)
         if response.text:
-            child.last_text = response.text
-        if not response.tool_calls:
-            return response.text
-        await run_tools(child, offer, response.tool_calls)
-    raise StopRun(
-        RunStatus.max_rounds_reached,
-        f"the {child.config.max_rounds} rounds left of the parent run were used",
-    )
+            self.run.last_text = response.text
+        return ModelTurn(response.text, response.tool_calls)
+
+    async def after_tools(self, step: int, turn: ModelTurn, outcomes: list[ToolOutcome]) -> None:
+        record_outcomes(self.run, outcomes, toolbox_activations(self.run))

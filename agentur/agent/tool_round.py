@@ -1,27 +1,32 @@
-"""The tool half of a round: which tools are offered, and running the model's calls through
-the lifecycle wrapper in execution order, recording them in the conversation and the trace."""
+"""The agent's tool half of a step: which tools a round offers, the context its tools receive,
+the limits they run under, and recording their outcomes in the conversation and the trace.
+The calls themselves run in the tool loop (agentur/tool_loop/loop.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from pydantic import BaseModel
 
 from agentur.agent.config import ToolSet
 from agentur.agent.dependencies import RunStatus
-from agentur.agent.execute_tool_calls import execute_tool_calls
 from agentur.agent.progress_summary import Step
 from agentur.agent.redact import redact, redact_text
-from agentur.agent.run_state import RoundOffer, RunState, record_status
+from agentur.agent.run_state import RunState, StopRun, record_status
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
-from agentur.ai.messages import ToolCall, ToolDefinition
+from agentur.ai.messages import ToolDefinition
 from agentur.egress.policy import EgressPolicy
 from agentur.egress.settings import allowed_hosts
+from agentur.tool_loop.loop import LoopDriver, run_loop
+from agentur.tool_loop.prepare_step import StepOffer
+from agentur.tool_loop.run_tool import ToolLimits, ToolOutcome
+from agentur.tool_loop.stop_conditions import step_count_is
 from agentur.tools.model_schema import model_schema
-from agentur.tools.run_tool import ToolLimits, ToolOutcome, run_tool
-from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.run_tool import resolve_names
+from agentur.tools.tool import Tool, ToolContext, ToolDeps
 from agentur.tools.toolboxes import request_toolbox_tool
 
 TRACE_CONTENT_CHARS = 10_000
@@ -38,19 +43,11 @@ def _definition(name: str, description: str, arguments: type[BaseModel]) -> Tool
     return ToolDefinition(name, description, model_schema(arguments.model_json_schema()))
 
 
-def round_offer(run: RunState) -> RoundOffer:
+def round_offer(run: RunState) -> StepOffer:
     """This round's tools; reused from the last round unless a toolbox was activated."""
     active = frozenset(run.toolboxes.active) if run.toolboxes else frozenset()
     if run.offer is None or run.offer.active != active:
-        tools = offered_tools(run)
-        by_name = {tool.name: tool for tool in tools}
-        run.offer = RoundOffer(
-            active=active,
-            tools=tuple(tools),
-            definitions=tuple(tool_definition(tool) for tool in tools),
-            by_name=by_name,
-            names=sorted(by_name),
-        )
+        run.offer = StepOffer.of(offered_tools(run), tool_definition, active)
     return run.offer
 
 
@@ -73,33 +70,55 @@ def offered_tools(run: RunState) -> list[Tool]:
     return tools
 
 
-async def run_tools(
-    run: RunState, offer: RoundOffer, calls: tuple[ToolCall, ...]
-) -> list[ToolOutcome]:
+def tool_context(run: RunState, deps: ToolDeps) -> ToolContext:
+    """What the run's tool handlers receive; the loop sets the round and the offered tools."""
     settings = run.deps.settings
-    by_name = offer.by_name
-    run.extras["round"] = run.rounds
-    run.extras["offered_tools"] = offer.names
-    tool_context = ToolContext(
+    return ToolContext(
         request=run.context,
         runtime=run.deps.runtime,  # type: ignore[arg-type]  # None only in in-memory runs
+        deps=deps,
         workflow_id=run.prepared.workflow_id,
         run_id=run.prepared.run_id,
-        extras=run.extras,
         web_egress=web_policy(settings),
+        max_result_chars=settings.agent_max_tool_result_chars,
     )
-    limits = ToolLimits(
+
+
+def tool_limits(settings: AgentSettings) -> ToolLimits:
+    return ToolLimits(
         timeout_seconds=settings.agent_tool_timeout_seconds,
         max_result_chars=settings.agent_max_tool_result_chars,
         egress=egress_policy(settings),
     )
-    activations_before = len(run.toolboxes.activations) if run.toolboxes else 0
-    outcomes = await execute_tool_calls(
-        calls,
-        lambda call: run_tool(by_name.get(call.name), call, tool_context, limits, run.emit),
-        lambda call: (tool := by_name.get(call.name)) is None or tool.read_only,
-        settings.agent_max_parallel_tools,
-    )
+
+
+def loop_settings(run: RunState) -> dict[str, Any]:
+    """The tool loop's settings for an agent run (or a sub-agent's), as `LoopDriver` fields."""
+    settings = run.deps.settings
+    return {
+        "context": run.tool_context,
+        "limits": tool_limits(settings),
+        "emit": run.emit,
+        "max_parallel": settings.agent_max_parallel_tools,
+        "resolve": resolve_names,
+    }
+
+
+async def run_rounds(run: RunState, driver: LoopDriver, exhausted: str) -> str:
+    """The loop for at most the run's rounds; the answer, or `StopRun` with `exhausted`."""
+    end = await run_loop(driver, [step_count_is(run.config.max_rounds)])
+    if end.answer is None:
+        raise StopRun(RunStatus.max_rounds_reached, exhausted)
+    return end.answer
+
+
+def toolbox_activations(run: RunState) -> int:
+    return len(run.toolboxes.activations) if run.toolboxes else 0
+
+
+def record_outcomes(run: RunState, outcomes: list[ToolOutcome], activations_before: int) -> None:
+    """The round's outcomes into the conversation, the progress steps and the trace, then the
+    toolboxes the round activated."""
     for outcome in outcomes:
         run.conversation.add_tool_result(outcome.call, outcome.content, is_error=outcome.is_error)
         run.steps.append(
@@ -122,7 +141,6 @@ async def run_tools(
         for activation in run.toolboxes.activations[activations_before:]:
             run.trace.add(TraceKind.toolbox, activation, round_index=run.rounds)
             record_status(run, RunStatus.running, toolbox_activated=activation["toolbox_id"])
-    return outcomes
 
 
 def egress_policy(settings: AgentSettings) -> EgressPolicy:

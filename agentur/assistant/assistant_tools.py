@@ -2,12 +2,13 @@
 lifecycle wrapper: authorization and identity from the tool context (never from
 arguments), argument validation with a clear error back to the model, timing, error capture.
 
-`knowledge` and `api` come from `ToolContext.extras`, bound to one assistant before the loop
-starts, so the model can neither widen the knowledge scope nor name another catalog.
+`knowledge` and `api` come from the run context's `AssistantDeps`, bound to one assistant before
+the loop starts, so the model can neither widen the knowledge scope nor name another catalog.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -16,11 +17,35 @@ from agentur.ai.messages import ToolCall, ToolDefinition
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
 from agentur.errors import AgenturError
+from agentur.tool_loop.run_context import RunContext
+from agentur.tool_loop.run_tool import ToolLimits, ToolOutcome, run_tool
+from agentur.tool_loop.tool import Tool
 from agentur.tools.registry import ToolRegistry
-from agentur.tools.run_tool import ToolLimits, ToolOutcome, run_tool
-from agentur.tools.tool import Tool, ToolContext
 
 MAX_WINDOW = 8_000
+
+
+@dataclass
+class AssistantDeps:
+    """What the assistant's tools use, bound to one assistant and turn."""
+
+    knowledge: KnowledgeSearch | None = None
+    api: AssistantApi | None = None
+    # The passages the model has, numbered as it sees them; the tools append to it.
+    passages: list[Passage] = field(default_factory=list)
+    # The default window of an API response (AGENTUR_ASSISTANT_API_WINDOW_CHARS).
+    api_window_chars: int = 4_000
+
+
+@dataclass
+class AssistantContext(RunContext[AssistantDeps]):
+    deps: AssistantDeps = field(default_factory=AssistantDeps)
+
+
+def _knowledge(ctx: AssistantContext) -> KnowledgeSearch:
+    if ctx.deps.knowledge is None:
+        raise AgenturError("this assistant has no knowledge")
+    return ctx.deps.knowledge
 
 
 class SearchKnowledgeArgs(BaseModel):
@@ -47,11 +72,10 @@ class CallApiArgs(BaseModel):
     limit: int | None = Field(default=None, ge=1, le=MAX_WINDOW)
 
 
-async def _search(args: SearchKnowledgeArgs, ctx: ToolContext) -> dict[str, Any]:
-    knowledge: KnowledgeSearch = ctx.extras["knowledge"]
-    passages = await knowledge.search(args.query, args.limit)
+async def _search(args: SearchKnowledgeArgs, ctx: AssistantContext) -> dict[str, Any]:
+    passages = await _knowledge(ctx).search(args.query, args.limit)
     # Numbered on from the passages the model already has, so any of them can be cited.
-    known: list[Passage] = ctx.extras.setdefault("passages", [])
+    known = ctx.deps.passages
     first = len(known) + 1
     known.extend(passages)
     return {
@@ -62,9 +86,8 @@ async def _search(args: SearchKnowledgeArgs, ctx: ToolContext) -> dict[str, Any]
     }
 
 
-async def _read(args: ReadSourceWindowArgs, ctx: ToolContext) -> dict[str, Any]:
-    knowledge: KnowledgeSearch = ctx.extras["knowledge"]
-    window = await knowledge.read_window(args.source_id, args.offset, args.limit)
+async def _read(args: ReadSourceWindowArgs, ctx: AssistantContext) -> dict[str, Any]:
+    window = await _knowledge(ctx).read_window(args.source_id, args.offset, args.limit)
     end = window.offset + len(window.content)
     read = Passage(
         window.source_id,
@@ -73,7 +96,7 @@ async def _read(args: ReadSourceWindowArgs, ctx: ToolContext) -> dict[str, Any]:
         offset=window.offset,
         length=len(window.content),
     )
-    known: list[Passage] = ctx.extras.setdefault("passages", [])
+    known = ctx.deps.passages
     known.append(read)
     return {
         "ref": len(known),
@@ -87,21 +110,21 @@ async def _read(args: ReadSourceWindowArgs, ctx: ToolContext) -> dict[str, Any]:
     }
 
 
-def _api(ctx: ToolContext) -> AssistantApi:
-    api: AssistantApi | None = ctx.extras.get("api")
+def _api(ctx: AssistantContext) -> AssistantApi:
+    api = ctx.deps.api
     if api is None:
         raise AgenturError("this assistant has no API catalog")
     return api
 
 
-async def _inspect(args: InspectApiArgs, ctx: ToolContext) -> dict[str, Any]:
+async def _inspect(args: InspectApiArgs, ctx: AssistantContext) -> dict[str, Any]:
     return _api(ctx).describe(args.endpoint)
 
 
-async def _call(args: CallApiArgs, ctx: ToolContext) -> dict[str, Any]:
+async def _call(args: CallApiArgs, ctx: AssistantContext) -> dict[str, Any]:
     response = await _api(ctx).call(args.endpoint, args.path_params, args.query, args.body)
     # The default window is the operator's setting (AGENTUR_ASSISTANT_API_WINDOW_CHARS).
-    return response.window(args.offset, args.limit or ctx.extras.get("api_window_chars", 4_000))
+    return response.window(args.offset, args.limit or ctx.deps.api_window_chars)
 
 
 SEARCH_KNOWLEDGE = Tool(
@@ -139,7 +162,7 @@ CALL_API = Tool(
 
 
 # The assistant's own registry: these tools need an assistant's knowledge and catalog in
-# `ToolContext.extras`, so they are not offered to the general agent (no module-level TOOLS).
+# `AssistantDeps`, so they are not offered to the general agent (no module-level TOOLS).
 ASSISTANT_TOOLS = ToolRegistry([SEARCH_KNOWLEDGE, READ_SOURCE_WINDOW, INSPECT_API, CALL_API])
 
 
@@ -150,17 +173,17 @@ def offered_tools(with_api: bool) -> ToolRegistry:
     return ToolRegistry([tool for name in names if (tool := ASSISTANT_TOOLS.get(name))])
 
 
-def definitions(registry: ToolRegistry) -> tuple[ToolDefinition, ...]:
-    return tuple(ToolDefinition(t.name, t.description, t.json_schema()) for t in registry.all())
+def definition(tool: Tool) -> ToolDefinition:
+    return ToolDefinition(tool.name, tool.description, tool.json_schema())
 
 
 async def run_assistant_tool(
-    registry: ToolRegistry, call: ToolCall, ctx: ToolContext, limits: ToolLimits | None = None
+    registry: ToolRegistry, call: ToolCall, ctx: AssistantContext, limits: ToolLimits | None = None
 ) -> ToolOutcome:
     """Through the shared lifecycle wrapper: authorization from the context, argument
     validation back to the model, time limit, error capture, windowed results. Progress for
     visitors is emitted by the caller (simplified thinking), so the raw events are dropped."""
-    ctx.extras["offered_tools"] = registry.names()
+    ctx.offered_tools = registry.names()
     return await run_tool(
         registry.get(call.name), call, ctx, limits or ToolLimits(), lambda _: None
     )

@@ -14,6 +14,7 @@ from agentur.ai.service import AiService
 from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
+from agentur.assistant.assistant_tools import AssistantContext, AssistantDeps
 from agentur.assistant.conversation_access import ConversationAccess, new_conversation_token
 from agentur.assistant.conversation_store import ConversationStore
 from agentur.assistant.credentials_box import CredentialsBox
@@ -28,7 +29,6 @@ from agentur.context import RequestContext, Role, utc_now
 from agentur.errors import InvalidInputError
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
-from agentur.tools.tool import ToolContext
 
 
 def assistant_context(assistant: Assistant, caller: RequestContext) -> RequestContext:
@@ -136,10 +136,10 @@ class ConversationService:
                 ai=self.ai,
                 settings=self.settings,
                 knowledge=knowledge_for(read_session, self.runtime, context, definition.knowledge),
-                tool_context=ToolContext(
+                tool_context=AssistantContext(
                     request=context,
                     runtime=self.runtime,
-                    extras={"api_window_chars": self.settings.assistant_api_window_chars},
+                    deps=AssistantDeps(api_window_chars=self.settings.assistant_api_window_chars),
                 ),
                 now=utc_now(),
                 api=build_api(definition, assistant, self.box, self.settings),

@@ -17,6 +17,7 @@ from agentur.ai.providers.base import ProviderError
 from agentur.ai.service import AiService
 from agentur.assistant.answer_faq import answer_faq
 from agentur.assistant.assistant_api import AssistantApi
+from agentur.assistant.assistant_tools import AssistantContext
 from agentur.assistant.basic_reply import basic_reply
 from agentur.assistant.classify_intent import Action, Intent, Routing, classify_intent
 from agentur.assistant.definition import AssistantDefinition
@@ -34,7 +35,6 @@ from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
 from agentur.detect_language import detect_language
 from agentur.errors import AgenturError
-from agentur.tools.tool import ToolContext
 
 logger = logging.getLogger(__name__)
 DecisionLogger = Callable[[PreflightDecision | None, str, bool], Awaitable[None]]
@@ -45,7 +45,7 @@ class TurnDeps:
     ai: AiService | None
     settings: AssistantSettings
     knowledge: KnowledgeSearch
-    tool_context: ToolContext
+    tool_context: AssistantContext
     now: datetime
     api: AssistantApi | None = None
     embedder: Embedder | None = None

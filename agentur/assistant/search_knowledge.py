@@ -25,14 +25,21 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentur.ai.messages import AiRequest, AiResponse, Message, StreamDone, TextDelta, ToolCall
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    Message,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+)
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.service import AiService
 from agentur.ai.stream_error import StreamError
 from agentur.ai.text_tool_calls import CallTextGuard, find_text_tool_calls
 from agentur.assistant.assistant_api import AssistantApi
-from agentur.assistant.assistant_tools import definitions, offered_tools, run_assistant_tool
+from agentur.assistant.assistant_tools import AssistantContext, definition, offered_tools
 from agentur.assistant.check_support import check_answer, covers
 from agentur.assistant.cite_passages import cited_sources, has_words
 from agentur.assistant.events import TurnEvent, action, chunk, sources
@@ -42,8 +49,13 @@ from agentur.assistant.phrases import phrase
 from agentur.assistant.simplified_thinking import simplified
 from agentur.context import RequestContext
 from agentur.errors import AgenturError
+from agentur.tool_loop.event_stream import Sink, streamed
+from agentur.tool_loop.events import EventType
+from agentur.tool_loop.loop import LoopDriver, ModelTurn, run_loop
+from agentur.tool_loop.prepare_step import NOTHING, StepOffer
+from agentur.tool_loop.run_tool import ToolOutcome
+from agentur.tool_loop.stop_conditions import step_count_is
 from agentur.tools.registry import ToolRegistry
-from agentur.tools.tool import ToolContext
 
 logger = logging.getLogger(__name__)
 SYSTEM = """{instructions}
@@ -66,7 +78,7 @@ class KnowledgeTurn:
 
     ai: AiService | None
     context: RequestContext
-    tool_context: ToolContext
+    tool_context: AssistantContext
     instructions: str
     message: str
     language: str
@@ -162,54 +174,103 @@ async def _generate(
     `result.mode` "extractive" with the reason in `result.rejected`: nothing is sent here."""
     tools = offered_tools(with_api=turn.api is not None)
     known = list(passages)  # numbered as the model sees them; tools append to it
-    turn.tool_context.extras.update(knowledge=turn.knowledge, api=turn.api, passages=known)
+    deps = turn.tool_context.deps
+    deps.knowledge, deps.api, deps.passages = turn.knowledge, turn.api, known
     hints = TOOLS_HINT + (API_HINT if turn.api else "")
     system = SYSTEM.format(instructions=turn.instructions, language=turn.language, hints=hints)
     messages = [Message.system(system), Message.user(passages_prompt(passages, turn.message))]
-    final, hidden = "", ""
-    live: list[str] = []  # what API calls returned
-    for step in range(turn.max_steps + 1):
-        # The last round offers no tools: the model must answer with what it has.
-        offered = definitions(tools) if step < turn.max_steps else ()
-        guard = CallTextGuard()
-        response: AiResponse | None = None
-        shown: list[str] = []
-        request = AiRequest(OperationType.agent, tuple(messages), tools=offered)
-        async for event in _visible(ai, request, turn.context, guard):
-            if isinstance(event, AiResponse):
-                response = event
-            else:
-                shown.append(event.data["text"])
-        if response is None:
-            raise AgenturError("the model stream ended without a response")
-        result.steps = step + 1
-        calls, text = _calls(ai, response, tools if offered else None, step)
-        hidden = "" if calls else guard.held
-        if hidden and not find_text_tool_calls(hidden, tools.names()).looks_like_call:
-            shown.append(hidden)  # a code fence or JSON that is not a call: part of the answer
-            hidden = ""
-        final = "".join(shown)
-        if not calls:
-            break
-        messages.append(Message.assistant(text, calls))
-        for call in calls:
+    driver = KnowledgeDriver(
+        context=turn.tool_context,
+        max_parallel=1,  # one call after the other, each with its progress
+        ai=ai,
+        turn=turn,
+        tools=tools,
+        offer=StepOffer.of(tools.all(), definition),
+        messages=messages,
+        result=result,
+    )
+
+    async def work(sink: Sink) -> None:
+        driver.emit = sink
+        await run_loop(driver, [step_count_is(turn.max_steps + 1)])
+
+    async for item in streamed(work):
+        call = ToolCall(item.data["id"], item.data["name"], item.data.get("arguments") or {})
+        if item.type is EventType.tool_call:
             yield await _progress(turn, call, "started")
-            outcome = await run_assistant_tool(tools, call, turn.tool_context)
-            status = "failed" if outcome.is_error else "finished"
-            yield await _progress(turn, call, status, duration_ms=round(outcome.duration_ms, 1))
-            messages.append(Message.tool_result(call, outcome.content, is_error=outcome.is_error))
-            if call.name == "call_api" and not outcome.is_error:
-                live.append(outcome.content)
+        elif item.type is EventType.tool_result:
+            status = "failed" if item.data["is_error"] else "finished"
+            yield await _progress(
+                turn, call, status, duration_ms=round(item.data["duration_ms"], 1)
+            )
+    final, hidden = driver.final, driver.hidden
     if hidden or not has_words(final) or find_text_tool_calls(final, tools.names()).looks_like_call:
         result.mode = "extractive"
         return
-    verdict = check_answer(final, [p.text for p in known], live)
+    verdict = check_answer(final, [p.text for p in known], driver.live)
     result.supporting = [known[n - 1] for n in verdict.supporting]
     if not verdict.grounded:
         result.mode, result.rejected = "extractive", verdict.reason
         return
     result.text = final.strip()
     result.citations = cited_sources(result.text, known)
+
+
+@dataclass(kw_only=True)
+class KnowledgeDriver(LoopDriver):
+    """The knowledge answer's configuration of the tool loop: the assistant's tools for
+    `max_steps` steps, then one step without tools, so the model must answer with what it has.
+    The answer is collected, not streamed: it is sent only once it is checked."""
+
+    ai: AiService
+    turn: KnowledgeTurn
+    tools: ToolRegistry
+    offer: StepOffer
+    messages: list[Message]
+    result: KnowledgeResult
+    final: str = ""
+    hidden: str = ""
+    live: list[str] = field(default_factory=list)  # what API calls returned
+
+    async def prepare_step(self, step: int) -> StepOffer:
+        return self.offer if step <= self.turn.max_steps else NOTHING
+
+    async def model_turn(self, step: int, offer: StepOffer) -> ModelTurn:
+        guard = CallTextGuard()
+        response: AiResponse | None = None
+        shown: list[str] = []
+        request = AiRequest(OperationType.agent, tuple(self.messages), tools=offer.definitions)
+        async for event in _visible(self.ai, request, self.turn.context, guard):
+            if isinstance(event, AiResponse):
+                response = event
+            else:
+                shown.append(event.data["text"])
+        if response is None:
+            raise AgenturError("the model stream ended without a response")
+        self.result.steps = step
+        tools = self.tools if offer.definitions else None
+        calls, text = _calls(self.ai, response, tools, step - 1)
+        hidden = "" if calls else guard.held
+        if hidden and not find_text_tool_calls(hidden, self.tools.names()).looks_like_call:
+            shown.append(hidden)  # a code fence or JSON that is not a call: part of the answer
+            hidden = ""
+        self.final, self.hidden = "".join(shown), hidden
+        return ModelTurn(text, calls)
+
+    async def answer(self, step: int, turn: ModelTurn) -> str:
+        return self.final
+
+    async def before_tools(self, step: int, turn: ModelTurn) -> None:
+        self.messages.append(Message.assistant(turn.text, turn.calls))
+
+    async def after_tools(self, step: int, turn: ModelTurn, outcomes: list[ToolOutcome]) -> None:
+        for outcome in outcomes:
+            call = outcome.call
+            self.messages.append(
+                Message.tool_result(call, outcome.content, is_error=outcome.is_error)
+            )
+            if call.name == "call_api" and not outcome.is_error:
+                self.live.append(outcome.content)
 
 
 def _calls(

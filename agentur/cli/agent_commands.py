@@ -11,8 +11,8 @@ from agentur.context import RequestContext, Role, resolve_timezone
 from agentur.errors import AgenturError, NotFoundError
 
 if TYPE_CHECKING:  # imported where used: `agentur --help` stays fast
-    from agentur.agent.events import AgentEvent
     from agentur.runtime import Runtime
+    from agentur.tool_loop.events import AgentEvent
 
 ARGUMENT_PREVIEW_CHARS = 120
 
@@ -43,7 +43,7 @@ async def _local_context(runtime: Runtime, email: str | None, timezone: str) -> 
 
 
 def _print_event(event: AgentEvent) -> None:
-    from agentur.agent.events import EventType
+    from agentur.tool_loop.events import EventType
 
     data = event.data
     if event.type is EventType.chunk:

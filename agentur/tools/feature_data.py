@@ -2,7 +2,7 @@
 mandate's feature instances; the sub-agent's own tools browse, query and aggregate its tables.
 
 The instance the sub-agent's tools read is fixed by `query_feature_instance` (after checking it
-belongs to the caller's mandate) and handed down in `ToolContext.extras`, so the sub-agent's
+belongs to the caller's mandate) and handed down in the sub-agent's `ToolDeps`, so the sub-agent's
 model can neither name nor switch it.
 """
 
@@ -15,16 +15,15 @@ from pydantic import BaseModel, Field
 from agentur.errors import AgenturError
 from agentur.features.query_tables import AggregateArguments, BrowseArguments, QueryArguments
 from agentur.features.sub_agent_prompt import sub_agent_prompt
-from agentur.tools.sub_agent_port import SUB_AGENT_KEY, SubAgentRequest
+from agentur.tools.sub_agent_port import SubAgentRequest
 from agentur.tools.tool import Tool, ToolContext
 
-INSTANCE_KEY = "feature_instance_id"
 # A sub-agent runs several model rounds; its rounds and budget bound it, this only catches a hang.
 SUB_AGENT_TIMEOUT_SECONDS = 900.0
 
 
 def _instance_id(context: ToolContext) -> str:
-    instance_id = context.extras.get(INSTANCE_KEY)
+    instance_id = context.deps.feature_instance_id
     if not instance_id:
         raise AgenturError("this tool is only offered to the feature-data sub-agent")
     return instance_id
@@ -84,7 +83,7 @@ async def _query_feature_instance(
     args: QueryFeatureInstanceArguments, context: ToolContext
 ) -> dict[str, Any]:
     instance = await context.runtime.feature_data.schema(context.request, args.instance_id)
-    runner = context.extras.get(SUB_AGENT_KEY)
+    runner = context.deps.sub_agent
     if runner is None:
         raise AgenturError("sub-agents cannot run here")
     answer = await runner(
@@ -93,7 +92,7 @@ async def _query_feature_instance(
             question=args.question,
             system_prompt=sub_agent_prompt(instance),
             tools=FEATURE_DATA_TOOLS,
-            extras={INSTANCE_KEY: instance.id},
+            feature_instance_id=instance.id,
         )
     )
     return {

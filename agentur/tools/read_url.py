@@ -24,7 +24,6 @@ from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import store_file
 from agentur.tools.workspace_files import describe
 
-CACHE_KEY = "read_url_pages"
 DEFAULT_LIMIT = 10_000
 MAX_LIMIT = 50_000
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -158,7 +157,7 @@ async def _save(page: Page, name: str, context: ToolContext) -> dict[str, Any]:
 
 
 async def read_url(args: ReadUrlArguments, context: ToolContext) -> dict[str, Any]:
-    cache: dict[str, Page] = context.extras.setdefault(CACHE_KEY, {})
+    cache: dict[str, Page] = context.deps.pages
     page = cache.get(args.url)
     if page is None:
         page = cache[args.url] = await download(args.url, context)

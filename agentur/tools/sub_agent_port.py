@@ -1,16 +1,13 @@
 """What a tool needs to run a sub-agent: the loop hands a runner down in
-`ToolContext.extras[SUB_AGENT_KEY]`. The tools own this protocol, so they never import the
+`ToolDeps.sub_agent`. The tools own this protocol, so they never import the
 agent (which imports the tools)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from agentur.tools.tool import Tool
-
-SUB_AGENT_KEY = "sub_agent"
+from agentur.tool_loop.tool import Tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,9 +16,9 @@ class SubAgentRequest:
     question: str
     system_prompt: str
     tools: Sequence[Tool]
-    # Handed to the sub-agent's tools in `ToolContext.extras` (e.g. the instance they query):
+    # The feature instance the sub-agent's tools query (`ToolDeps.feature_instance_id`):
     # fixed by the calling tool, never by the sub-agent's model.
-    extras: dict[str, Any] = field(default_factory=dict)
+    feature_instance_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,63 +1,31 @@
-"""What a tool is: a name, a description, a pydantic argument model, a handler, and the flags
-the loop and the lifecycle wrapper need. Tools return raw data; the wrapper does the rest
-(authorization from the request context, validation, egress, events, timing, windowing).
-"""
+"""The agent's tools' vocabulary: `Tool` (agentur/tool_loop/tool.py) and the context their
+handlers receive, a `RunContext` whose dependencies (`ToolDeps`) are fixed by the loop or by
+the tool that starts a sub-agent — never by a model's arguments."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from agentur.context import RequestContext
-from agentur.egress.policy import EgressPolicy
+from agentur.tool_loop.run_context import RunContext
+from agentur.tool_loop.tool import Arguments, Handler, Tool
 
 if TYPE_CHECKING:
-    from agentur.runtime_parts import RuntimeParts
+    from agentur.tools.sub_agent_port import SubAgentRunner
 
-Arguments = TypeVar("Arguments", bound=BaseModel)
+__all__ = ["Arguments", "Handler", "Tool", "ToolContext", "ToolDeps"]
 
 
 @dataclass
-class ToolContext:
-    """Everything a handler may use. Identity comes from here, never from the arguments."""
-
-    request: RequestContext
-    runtime: RuntimeParts
-    workflow_id: str | None = None
-    run_id: str | None = None
-    # What `read_url` may download (web caps, the deployment's allow-list); the loop sets it.
-    web_egress: EgressPolicy = field(default_factory=EgressPolicy)
-    # Free slots for the loop to hand down (remaining budget, sub-agent limits, …).
-    extras: dict[str, Any] = field(default_factory=dict)
+class ToolDeps:
+    # Starts a sub-agent inside a tool call (query_feature_instance); None inside a sub-agent.
+    sub_agent: SubAgentRunner | None = None
+    # The feature instance a sub-agent's tools query, fixed by the tool that started it.
+    feature_instance_id: str | None = None
+    # Pages `read_url` already fetched in this run, by URL.
+    pages: dict[str, Any] = field(default_factory=dict)
 
 
-Handler = Callable[[Arguments, ToolContext], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class Tool(Generic[Arguments]):
-    name: str
-    description: str
-    arguments: type[Arguments]
-    handler: Handler[Arguments]
-    read_only: bool = False
-    toolbox: str = "core"
-    timeout_seconds: float | None = None
-    # Names of arguments holding URLs: the lifecycle wrapper refuses private targets before
-    # the handler runs; the handler fetches through `agentur.egress` (checked and pinned per hop).
-    url_arguments: tuple[str, ...] = ()
-    # Generated from a workflow action; `exclude_action_tools` leaves these out.
-    is_action: bool = False
-    # A tool of a user's connection, named after it (`Weather__forecast`): metrics and span
-    # names count it as this kind (`mcp`) instead, so no user-chosen name becomes a label.
-    connection_kind: str | None = None
-
-    @property
-    def observed_name(self) -> str:
-        return self.connection_kind or self.name
-
-    def json_schema(self) -> dict[str, Any]:
-        return self.arguments.model_json_schema()
+@dataclass
+class ToolContext(RunContext[ToolDeps]):
+    deps: ToolDeps = field(default_factory=ToolDeps)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from agentur.agent.budget import Budget
 from agentur.agent.config import AgentConfig
 from agentur.agent.events import EventType
 from agentur.agent.run_agent import run_agent
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.context import RequestContext, Role
+from agentur.tool_loop.budget import Budget
 from agentur.tools.tool import Tool, ToolContext
 from tests.agent.support import Recorder, chat_model, deps, scripted
 

@@ -11,14 +11,18 @@ import pytest
 from agentur.ai.messages import ToolCall
 from agentur.assistant.api_url import ApiCallRejected, prepare_call
 from agentur.assistant.assistant_api import AssistantApi
-from agentur.assistant.assistant_tools import offered_tools, run_assistant_tool
+from agentur.assistant.assistant_tools import (
+    AssistantContext,
+    AssistantDeps,
+    offered_tools,
+    run_assistant_tool,
+)
 from agentur.assistant.call_api import ApiCallFailed, ApiLimits
 from agentur.assistant.definition import ApiCatalog, ApiCredential
 from agentur.context import Role
 from agentur.egress.check_target import EgressRefusedError
 from agentur.egress.policy import AllowList
 from agentur.errors import TooLargeError
-from agentur.tools.tool import ToolContext
 from tests.assistant.http_server import Recorded, recording_server
 from tests.assistant.turns import CONTEXT
 
@@ -190,9 +194,11 @@ async def test_size_cap_and_timeout(server) -> None:  # type: ignore[no-untyped-
 
 async def test_tools_never_show_the_credential(server) -> None:  # type: ignore[no-untyped-def]
     base, recorded = server
-    context = ToolContext(
-        request=CONTEXT.with_changes(role=Role.member), runtime=None, extras={"api": api(base)}
-    )  # type: ignore[arg-type]
+    context = AssistantContext(
+        request=CONTEXT.with_changes(role=Role.member),
+        runtime=None,  # type: ignore[arg-type]
+        deps=AssistantDeps(api=api(base)),
+    )
     tools = offered_tools(with_api=True)
 
     async def call(name: str, **arguments: object):  # type: ignore[no-untyped-def]
@@ -211,7 +217,7 @@ async def test_tools_never_show_the_credential(server) -> None:  # type: ignore[
 
 async def test_a_read_only_context_cannot_call_the_api(server) -> None:  # type: ignore[no-untyped-def]
     base, recorded = server
-    context = ToolContext(request=CONTEXT, runtime=None, extras={"api": api(base)})  # type: ignore[arg-type]
+    context = AssistantContext(request=CONTEXT, runtime=None, deps=AssistantDeps(api=api(base)))  # type: ignore[arg-type]
     outcome = await run_assistant_tool(
         offered_tools(with_api=True),
         ToolCall("c", "call_api", {"endpoint": "order", "path_params": {"order_id": "5"}}),

@@ -63,7 +63,7 @@ class McpHandlers:
             request=context,
             runtime=self.runtime,
             web_egress=web_policy(self.agent_settings),
-            extras={"offered_tools": sorted(tools)},
+            offered_tools=sorted(tools),
         )
         limits = ToolLimits(
             timeout_seconds=self.agent_settings.agent_tool_timeout_seconds,

@@ -27,7 +27,6 @@ from pydantic import ValidationError
 from agentur.agent.active_runs import AgentRunHandle
 from agentur.agent.config import AgentConfig
 from agentur.agent.dependencies import AgentResult, RunStatus
-from agentur.agent.events import AgentEvent, EventType
 from agentur.agent.prepare_run import conversation_title, prepare_run
 from agentur.agent.settings import AgentSettings
 from agentur.ai.messages import Message, Role, Usage
@@ -41,6 +40,7 @@ from agentur.api.routes.agent_runs import MAX_PROMPT_CHARS, agent_run_state
 from agentur.context import RequestContext
 from agentur.errors import NotFoundError
 from agentur.runtime import Runtime
+from agentur.tool_loop.events import AgentEvent, EventType
 from agentur.workflows.service import WorkflowService
 
 AGENT_MODEL = "agentur-agent"

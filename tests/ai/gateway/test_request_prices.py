@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agentur.agent.budget import Budget
 from agentur.ai.billing.pricing import cost_usd
 from agentur.ai.messages import Usage
 from agentur.ai.model_catalog import catalog_specs, with_prices
 from agentur.ai.settings import AiSettings
+from agentur.tool_loop.budget import Budget
 from tests.agent.support import chat_model
 
 

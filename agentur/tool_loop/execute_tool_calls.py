@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
 from agentur.ai.messages import ToolCall
-from agentur.tools.run_tool import ToolOutcome
+from agentur.tool_loop.run_tool import ToolOutcome
 
 
 def plan_batches(
