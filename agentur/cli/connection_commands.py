@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from agentur.connections.connection_kind import kind_names
+
 if TYPE_CHECKING:
     from agentur.connections.service import ConnectionService
     from agentur.context import RequestContext
@@ -66,9 +68,7 @@ def register(
 
     @connections_app.command("add")
     def add_command(
-        kind: Annotated[
-            str, typer.Option(help="'mail', 'webdav', 'jira', 'clickup', 'microsoft' or 'mcp'.")
-        ],
+        kind: Annotated[str, typer.Option(help=f"One of: {', '.join(kind_names())}.")],
         name: Annotated[str, typer.Option(help="Display name.")],
         settings: Annotated[str, typer.Option(help="Settings as a JSON object.")],
         password_env: Annotated[

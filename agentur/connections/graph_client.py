@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from pydantic import Field, model_validator
+
 from agentur.connections.http_access import HttpAccess, SourceError, call_json, error_text, send
-from agentur.connections.kinds import MicrosoftSettings
+from agentur.connections.kinds import MAX_URL_CHARS, ConnectionSettingsModel, EgressUrl
+from agentur.egress.parse_url import Target, UrlRefusedError, parse_url
 from agentur.errors import NotFoundError
 
 SELECT = "id,name,size,file,folder,lastModifiedDateTime,webUrl"
@@ -25,6 +28,40 @@ def _describe(data: dict[str, Any]) -> str:
         described = str(data.get("error_description", "")).splitlines() or [""]
         return f"{error}: {described[0]}"
     return ""
+
+
+class MicrosoftSettings(ConnectionSettingsModel):
+    """Microsoft Graph with an app registration (client credentials); the client secret is the
+    password. The token URL and the Graph URL are both targets of the egress rule."""
+
+    tenant_id: str = Field(min_length=1, max_length=100)
+    client_id: str = Field(min_length=1, max_length=100)
+    token_url: str = Field(
+        default="https://login.microsoftonline.com/{tenant_id}/oauth2/v2.0/token",
+        max_length=MAX_URL_CHARS,
+    )
+    graph_url: EgressUrl = Field(
+        default="https://graph.microsoft.com/v1.0/", max_length=MAX_URL_CHARS
+    )
+
+    @model_validator(mode="after")
+    def _egress_token_url(self) -> MicrosoftSettings:
+        try:
+            parse_url(self.token_endpoint)
+        except UrlRefusedError as error:
+            raise ValueError(f"token_url: {error.detail}") from error
+        return self
+
+    @property
+    def token_endpoint(self) -> str:
+        """The token URL with the tenant filled in (encoded: it cannot change the host)."""
+        return self.token_url.replace("{tenant_id}", quote(self.tenant_id, safe=""))
+
+    def targets(self) -> list[tuple[str, Target]]:
+        return [
+            ("token_url", parse_url(self.token_endpoint)),
+            ("graph_url", parse_url(self.graph_url)),
+        ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any
 
-from agentur.connections.kinds import MailSettings, Security
+from pydantic import Field, model_validator
+
+from agentur.connections.kinds import ConnectionSettingsModel, Security
+from agentur.egress.parse_url import Target, UrlRefusedError, parse_host
 from agentur.errors import AgenturError, InvalidInputError, NotFoundError, TooLargeError
 from agentur.wire_values import wire_problem
 
@@ -68,6 +71,37 @@ class _PinnedSMTPSSL(smtplib.SMTP_SSL):
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
         sock = socket.create_connection((self._address, port), timeout, self.source_address)
         return self.context.wrap_socket(sock, server_hostname=self._host)
+
+
+class MailSettings(ConnectionSettingsModel):
+    username: str = Field(min_length=1, max_length=320)
+    from_address: str = Field(min_length=3, max_length=320)
+    imap_host: str = Field(min_length=1, max_length=253)
+    imap_port: int = Field(default=993, ge=1, le=65535)
+    imap_security: Security = Security.tls
+    smtp_host: str = Field(min_length=1, max_length=253)
+    smtp_port: int = Field(default=465, ge=1, le=65535)
+    smtp_security: Security = Security.tls
+
+    @model_validator(mode="after")
+    def _egress_hosts(self) -> MailSettings:
+        for field in ("imap_host", "smtp_host"):
+            try:
+                parse_host(getattr(self, field), 1, "mail")
+            except UrlRefusedError as error:
+                raise ValueError(f"{field}: {error.detail}") from error
+        return self
+
+    @property
+    def imap_target(self) -> Target:
+        return parse_host(self.imap_host, self.imap_port, "imap")
+
+    @property
+    def smtp_target(self) -> Target:
+        return parse_host(self.smtp_host, self.smtp_port, "smtp")
+
+    def targets(self) -> list[tuple[str, Target]]:
+        return [("imap_host", self.imap_target), ("smtp_host", self.smtp_target)]
 
 
 @dataclass(frozen=True, slots=True)

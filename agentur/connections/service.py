@@ -12,7 +12,8 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.config import Settings
-from agentur.connections.kinds import ConnectionSettingsModel, Credentials, validate_settings
+from agentur.connections.connection_kind import validate_settings
+from agentur.connections.kinds import ConnectionSettingsModel, Credentials
 from agentur.connections.reach import check_saved_targets
 from agentur.connections.settings import ConnectionSettings
 from agentur.context import RequestContext

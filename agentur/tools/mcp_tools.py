@@ -17,7 +17,7 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from agentur.connections.check_connection import stored_settings
-from agentur.connections.kinds import McpSettings
+from agentur.connections.kind.mcp import McpSettings
 from agentur.connections.mcp_client import McpAccess, call_remote_tool, list_remote_tools
 from agentur.connections.settings import ConnectionSettings
 from agentur.errors import InvalidInputError

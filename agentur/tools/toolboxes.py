@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, create_model
 from sqlalchemy import or_, select
 
+from agentur.connections.connection_kind import ConnectionKind, connection_kinds
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
 from agentur.tools.execute_code import sandbox_unavailable
@@ -42,38 +43,52 @@ class Toolbox:
     load_tools: Callable[[ToolContext], Awaitable[list[Tool]]] | None = None
 
 
-TOOLBOXES: dict[str, Toolbox] = {
-    box.id: box
-    for box in (
-        Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
-        Toolbox("ai", "Summaries, charts, reports, images and data neutralization."),
-        Toolbox(
-            "documents", "Inside indexed documents: containers (ZIP, e-mail), structure, blocks."
-        ),
-        Toolbox("datasources", "Connected data sources (WebDAV).", requires_connection="webdav"),
-        # No connection needed: read_url works everywhere (egress permitting); web_search and
-        # the gateway-backed language tools name the provider setting they miss when called.
-        Toolbox("web", "Search the web and read web pages and online documents."),
-        Toolbox("language", "Detect language, translate, speech to text and text to speech."),
-        Toolbox("email", "Read and send e-mail.", requires_connection="mail"),
-        Toolbox("sharepoint", "SharePoint sites and files.", requires_connection="microsoft"),
-        Toolbox("clickup", "ClickUp tasks.", requires_connection="clickup"),
-        Toolbox("jira", "Jira issues.", requires_connection="jira"),
-        Toolbox(
-            "code",
-            "Run Python (numpy, pandas) in an isolated sandbox on workspace files.",
-            host_check=sandbox_unavailable,
-        ),
-        Toolbox(
-            MCP_TOOLBOX,
-            "Tools of your connected MCP servers.",
-            requires_connection="mcp",
-            load_tools=load_mcp_tools,
-        ),
-        Toolbox("workflow", "Edit workflow graphs.", requires_feature_code="graphicalEditor"),
-        Toolbox("trustee", "Trustee (fiduciary) data.", requires_feature_code="trustee"),
+# The toolboxes of connection kinds are declared by the kinds (agentur/connections/kind/) and
+# listed after the box each names; these are the others.
+BASE_TOOLBOXES = (
+    Toolbox("core", "Workspace files, folders and workflow history.", default_on=True),
+    Toolbox("ai", "Summaries, charts, reports, images and data neutralization."),
+    Toolbox("documents", "Inside indexed documents: containers (ZIP, e-mail), structure, blocks."),
+    # No connection needed: read_url works everywhere (egress permitting); web_search and
+    # the gateway-backed language tools name the provider setting they miss when called.
+    Toolbox("web", "Search the web and read web pages and online documents."),
+    Toolbox("language", "Detect language, translate, speech to text and text to speech."),
+    Toolbox(
+        "code",
+        "Run Python (numpy, pandas) in an isolated sandbox on workspace files.",
+        host_check=sandbox_unavailable,
+    ),
+    Toolbox("workflow", "Edit workflow graphs.", requires_feature_code="graphicalEditor"),
+    Toolbox("trustee", "Trustee (fiduciary) data.", requires_feature_code="trustee"),
+)
+# Toolboxes whose tools exist only per caller, by toolbox id.
+TOOL_LOADERS = {MCP_TOOLBOX: load_mcp_tools}
+
+
+def _connection_toolbox(kind: ConnectionKind) -> Toolbox:
+    declared = kind.toolbox
+    assert declared is not None
+    return Toolbox(
+        declared.id,
+        declared.description,
+        requires_connection=kind.name,
+        load_tools=TOOL_LOADERS.get(declared.id),
     )
-}
+
+
+def with_connection_toolboxes(base: tuple[Toolbox, ...]) -> list[Toolbox]:
+    boxes = list(base)
+    pending = [kind for kind in connection_kinds().values() if kind.toolbox is not None]
+    for _ in range(len(pending)):  # a kind's box may follow another kind's box
+        for kind in list(pending):
+            ids = [box.id for box in boxes]
+            if kind.toolbox and kind.toolbox.after in ids:
+                boxes.insert(ids.index(kind.toolbox.after) + 1, _connection_toolbox(kind))
+                pending.remove(kind)
+    return boxes + [_connection_toolbox(kind) for kind in pending]  # naming no known box: last
+
+
+TOOLBOXES: dict[str, Toolbox] = {box.id: box for box in with_connection_toolboxes(BASE_TOOLBOXES)}
 
 
 @dataclass(frozen=True, slots=True)

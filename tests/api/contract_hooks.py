@@ -17,7 +17,7 @@ import schemathesis
 from pydantic import BaseModel, ValidationError
 
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
-from agentur.connections.kinds import validate_settings
+from agentur.connections.connection_kind import validate_settings
 from agentur.egress.check_target import EgressRefusedError, checked_address
 from agentur.egress.policy import EgressPolicy
 from agentur.errors import InvalidInputError

@@ -9,8 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentur.connections.kinds import MailSettings, Security
-from agentur.connections.mail_client import MailAccess, MailError, list_mailboxes, open_imap
+from agentur.connections.kinds import Security
+from agentur.connections.mail_client import (
+    MailAccess,
+    MailError,
+    MailSettings,
+    list_mailboxes,
+    open_imap,
+)
 from agentur.errors import InvalidInputError
 from tests.connections.mail_servers import IMAP_PASSWORD, IMAP_USER, imap_server
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentur.connections.kinds import KIND_SETTINGS
+from agentur.connections.connection_kind import connection_kinds
 from tests.api.files_helpers import assert_problem
 from tests.conftest import Tenants
 
@@ -32,7 +32,7 @@ BAD = {"CR": "\r", "LF": "\n", "NUL": "\x00"}
 
 
 def string_fields(kind: str) -> list[str]:
-    model = KIND_SETTINGS[kind]
+    model = connection_kinds()[kind].settings
     return [name for name, field in model.model_fields.items() if field.annotation is str]
 
 
@@ -40,7 +40,7 @@ CASES = [(kind, field) for kind in VALID for field in string_fields(kind)]
 
 
 def test_every_kind_has_valid_settings_here() -> None:
-    assert set(VALID) == set(KIND_SETTINGS)
+    assert set(VALID) == set(connection_kinds())
 
 
 @pytest.mark.parametrize(("kind", "field"), CASES)

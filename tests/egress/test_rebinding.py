@@ -11,8 +11,8 @@ import httpx
 import httpx2
 import pytest
 
-from agentur.connections.kinds import MailSettings, Security
-from agentur.connections.mail_client import MailAccess, MailError, open_imap
+from agentur.connections.kinds import Security
+from agentur.connections.mail_client import MailAccess, MailError, MailSettings, open_imap
 from agentur.egress.check_target import EgressRefusedError
 from agentur.egress.fetch import fetch
 from agentur.egress.pinned_transport import EgressTransport, Httpx2EgressTransport

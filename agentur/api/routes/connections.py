@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field, StrictBool
 from agentur.api.dependencies import ContextDep, RuntimeDep, SessionDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.connections.check_connection import check_connection
-from agentur.connections.kinds import KIND_SETTINGS, Credentials
+from agentur.connections.connection_kind import kind_names
+from agentur.connections.kinds import Credentials
 from agentur.connections.service import (
     ConnectionChange,
     ConnectionService,
@@ -33,7 +34,7 @@ ServiceDep = Annotated[ConnectionService, Depends(get_service)]
 
 
 # The schema names the kinds there are, so clients (and schemathesis) see them.
-ConnectionKind = Literal[tuple(sorted(KIND_SETTINGS))]  # type: ignore[valid-type]
+ConnectionKind = Literal[tuple(kind_names())]  # type: ignore[valid-type]
 
 
 class ConnectionOut(BaseModel):
