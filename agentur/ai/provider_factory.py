@@ -31,6 +31,7 @@ class Vendor:
     class_name: str
 
 
+# The one list of vendors with a hosted API (their keys: `AiSettings.vendor_access`).
 VENDORS = (
     Vendor("openai", "agentur.ai.providers.openai", "OpenAIProvider"),
     Vendor("anthropic", "agentur.ai.providers.anthropic", "AnthropicProvider"),
@@ -88,23 +89,27 @@ def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
         return []
 
 
-def provider_timeouts(settings: AiSettings, prefix: str = "") -> Timeouts:
-    """The limits of one provider: the shared settings, or those with `prefix` where a
-    provider has its own (a local server may read a prompt for minutes before it answers)."""
-    return Timeouts(
-        connect=settings.connect_timeout_seconds,
-        first_token=getattr(settings, f"{prefix}first_token_timeout_seconds"),
-        idle=getattr(settings, f"{prefix}stream_idle_timeout_seconds"),
-        request=getattr(settings, f"{prefix}request_timeout_seconds"),
-        setting_prefix=f"AGENTUR_{prefix.upper()}",
-    )
+def provider_timeouts(settings: AiSettings, local_server: bool = False) -> Timeouts:
+    """The limits every hosted provider shares, or the OpenAI-compatible server's own (a local
+    server may read a prompt for minutes before it answers)."""
+    if local_server:
+        first_token = settings.openai_compatible_first_token_timeout_seconds
+        idle = settings.openai_compatible_stream_idle_timeout_seconds
+        request = settings.openai_compatible_request_timeout_seconds
+        prefix = "AGENTUR_OPENAI_COMPATIBLE_"
+    else:
+        first_token = settings.first_token_timeout_seconds
+        idle = settings.stream_idle_timeout_seconds
+        request = settings.request_timeout_seconds
+        prefix = "AGENTUR_"
+    return Timeouts(settings.connect_timeout_seconds, first_token, idle, request, prefix)
 
 
 def build_providers(settings: AiSettings) -> list[ModelProvider]:
     providers: list[ModelProvider] = []
     timeouts = provider_timeouts(settings)
     for vendor in VENDORS:
-        api_key = getattr(settings, f"{vendor.name}_api_key")
+        api_key, base_url = settings.vendor_access()[vendor.name]
         if not api_key:
             continue
         adapter = _adapter_class(vendor)
@@ -113,7 +118,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                 adapter(
                     models=catalog_specs(vendor.name),
                     api_key=api_key,
-                    base_url=getattr(settings, f"{vendor.name}_base_url"),
+                    base_url=base_url,
                     timeouts=timeouts,
                 )
             )
@@ -128,7 +133,7 @@ def build_providers(settings: AiSettings) -> list[ModelProvider]:
                     models=openai_compatible_specs(settings, names),
                     api_key=settings.openai_compatible_api_key,
                     base_url=settings.openai_compatible_base_url,
-                    timeouts=provider_timeouts(settings, "openai_compatible_"),
+                    timeouts=provider_timeouts(settings, local_server=True),
                 )
             )
     local_embedding = _optional_local_embedding(settings.knowledge_local_embedding_model)

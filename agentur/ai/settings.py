@@ -241,6 +241,17 @@ class AiSettings(PartSettings):
         "until it is charged; a hold left by a worker that died stops counting after this.",
     )
 
+    def vendor_access(self) -> dict[str, tuple[str | None, str | None]]:
+        """(API key, base URL) of each hosted vendor, by provider name."""
+        return {
+            "openai": (self.openai_api_key, self.openai_base_url),
+            "anthropic": (self.anthropic_api_key, self.anthropic_base_url),
+            "google": (self.google_api_key, self.google_base_url),
+            "mistral": (self.mistral_api_key, self.mistral_base_url),
+            "perplexity": (self.perplexity_api_key, self.perplexity_base_url),
+            "tavily": (self.tavily_api_key, self.tavily_base_url),
+        }
+
     @field_validator(*_OPTIONAL_TEXT_FIELDS, mode="before")
     @classmethod
     def _empty_means_unset(cls, value: object) -> object:

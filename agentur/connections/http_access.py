@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from agentur.connections.kinds import UrlSettings
 from agentur.connections.reach import connection_policy
 from agentur.egress.fetch import egress_client, read_capped
 from agentur.errors import AgenturError, NotFoundError
@@ -41,6 +42,13 @@ class HttpAccess:
         elif self.username or self.password:
             client.auth = httpx.BasicAuth(self.username, self.password)
         return client
+
+
+def url_access(settings: UrlSettings, secret: str, timeout: float, max_bytes: int) -> HttpAccess:
+    """The access of a kind with one base URL: basic auth with the settings' user and the
+    secret, or the secret as the Authorization header."""
+    base_url = settings.base_url.rstrip("/") + "/"
+    return HttpAccess(base_url, settings.user(), secret, timeout, max_bytes, settings.token_header)
 
 
 async def send(access: HttpAccess, method: str, url: str, **options: Any) -> tuple[int, bytes]:

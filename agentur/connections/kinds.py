@@ -11,7 +11,7 @@ connect (`agentur.connections.reach`)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field
 
@@ -50,8 +50,15 @@ class UrlSettings(ConnectionSettingsModel):
 
     base_url: EgressUrl = Field(min_length=8, max_length=MAX_URL_CHARS)
 
+    # The secret is a token sent as the whole Authorization header, not basic auth.
+    token_header: ClassVar[bool] = False
+
     def targets(self) -> list[tuple[str, Target]]:
         return [("base_url", parse_url(self.base_url))]
+
+    def user(self) -> str:
+        """The basic-auth user name that goes with the secret."""
+        return ""
 
 
 class Credentials(WireModel):

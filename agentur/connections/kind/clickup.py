@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from agentur.connections.clickup_client import check
 from agentur.connections.connection_kind import ConnectionKind, KindToolbox
-from agentur.connections.http_access import HttpAccess
+from agentur.connections.http_access import url_access
 from agentur.connections.kinds import MAX_URL_CHARS, EgressUrl, UrlSettings
 
 
@@ -14,17 +16,13 @@ class ClickUpSettings(UrlSettings):
     """ClickUp API v2; the personal token (`pk_…`) is the password."""
 
     base_url: EgressUrl = Field(default="https://api.clickup.com/api/v2/", max_length=MAX_URL_CHARS)
-
-
-def access(settings: ClickUpSettings, secret: str, timeout: float, max_bytes: int) -> HttpAccess:
-    base_url = settings.base_url.rstrip("/") + "/"
-    return HttpAccess(base_url, "", secret, timeout, max_bytes, token_header=True)
+    token_header: ClassVar[bool] = True
 
 
 KIND = ConnectionKind(
     "clickup",
     ClickUpSettings,
-    access,
+    url_access,
     check,
     KindToolbox("clickup", "ClickUp tasks.", after="sharepoint"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from agentur.connections.connection_kind import ConnectionKind, KindToolbox
-from agentur.connections.http_access import HttpAccess
+from agentur.connections.http_access import url_access
 from agentur.connections.jira_client import check
 from agentur.connections.kinds import UrlSettings
 
@@ -15,17 +15,14 @@ class JiraSettings(UrlSettings):
 
     email: str = Field(min_length=3, max_length=320)
 
-
-def access(settings: JiraSettings, secret: str, timeout: float, max_bytes: int) -> HttpAccess:
-    return HttpAccess(
-        settings.base_url.rstrip("/") + "/", settings.email, secret, timeout, max_bytes
-    )
+    def user(self) -> str:
+        return self.email
 
 
 KIND = ConnectionKind(
     "jira",
     JiraSettings,
-    access,
+    url_access,
     check,
     KindToolbox("jira", "Jira issues.", after="clickup"),
 )
