@@ -150,6 +150,10 @@ class MeetingService:
 
     # ------------------------------------------------------------ helpers
 
+    def held(self, session_id: str) -> LiveSession | None:
+        """The live part of a session this worker holds (or held until it ended)."""
+        return self._live.get(session_id) or self._ended.get(session_id)
+
     def live(self, record: MeetingRecord) -> LiveSession:
         """This worker's live part of `record` (adopted when another worker created it)."""
         held = self._live.get(record.id)
