@@ -101,7 +101,7 @@ class Delivery:
             {
                 "reply": reply_sequence,
                 "file_id": file_id,
-                "url": f"/v1/files/{file_id}/content",
+                "url": f"/v1/files/{file_id}/download",
                 "format": audio_format,
                 "mime_type": MIME_TYPES[audio_format],
                 "model": response.model,

@@ -5,9 +5,12 @@ a waiting one is dropped — the same question is never researched twice at once
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+logger = logging.getLogger(__name__)
 
 
 class Submitted(StrEnum):
@@ -68,6 +71,8 @@ class EscalationQueue:
     async def _run_then_next(self, escalation: Escalation) -> None:
         try:
             await self.run(escalation)
+        except Exception:  # the meeting goes on; the next task still runs
+            logger.exception("meeting agent run failed: %s", escalation.brief[:80])
         finally:
             self._task, self._running = None, None
             if self._waiting:

@@ -78,8 +78,8 @@ def instructions(wake_name: str, languages: Sequence[str]) -> str:
         "(self-contained, in the meeting's language); you may set respond=true with a short "
         "holding answer.\n"
         f"- Answer in {spoken} unless an operator directive says otherwise.\n"
-        "- Operator directives (OPERATOR_DIRECTIVES) come from the person running the meeting "
-        "assistant; follow them.\n"
+        "- Standing instructions from the person running the meeting assistant, when there "
+        "are any, follow at the end under the operator directives heading; follow them.\n"
         'Reply with one JSON object: {"respond": bool, "text": str, "needs_agent": bool, '
         '"agent_reason": str}.'
     )
