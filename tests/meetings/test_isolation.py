@@ -46,9 +46,9 @@ async def test_two_sessions_keep_their_workflows_and_memories_apart(
         by_workflow.setdefault(request.workflow_id, []).append(sent)
     assert set(by_workflow) == {first["workflow_id"], second["workflow_id"]}
     assert len(of(model, OperationType.agent)) == 2
-    for own, other, secret, foreign in (
-        (first, second, SECRET_A, SECRET_B),
-        (second, first, SECRET_B, SECRET_A),
+    for own, secret, foreign in (
+        (first, SECRET_A, SECRET_B),
+        (second, SECRET_B, SECRET_A),
     ):
         assert any(secret in sent for sent in by_workflow[own["workflow_id"]])
         assert not any(foreign in sent for sent in by_workflow[own["workflow_id"]])
