@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ENDED_KEPT = 100  # ended sessions whose last events stay readable in this worker
-END_WAIT_SECONDS = 30.0
 RETRY_AFTER_SECONDS = 60  # how long ending waits for utterances still being answered
 
 
@@ -72,10 +71,11 @@ class MeetingService:
         live = self._live.pop(session_id, None)
         if live is not None:
             try:
-                async with asyncio.timeout(END_WAIT_SECONDS):
-                    await live.inbox.join()  # what was said is answered; agent runs stop
+                # What was said is answered and research under way delivered, within limits.
+                async with asyncio.timeout(self.settings.meeting_end_wait_seconds):
+                    await live.idle()
             except TimeoutError:
-                logger.info("meeting %s ended with utterances unanswered", session_id)
+                logger.info("meeting %s ended with answers still under way", session_id)
             await live.stop()
             record = live.record
         summary, cost = await summarize_meeting(

@@ -65,6 +65,12 @@ class MeetingSettings(PartSettings):
     meeting_summary_max_output_tokens: int = Field(
         default=800, ge=64, description="Longest end-of-meeting summary, in tokens."
     )
+    meeting_end_wait_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description="Ending a session waits this long for answers and agent runs under way; "
+        "then they are cancelled.",
+    )
     meeting_webhook_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Time limit of one chat-webhook post."
     )
