@@ -43,6 +43,10 @@ DOMAIN = (
     "accounts",
     "workflows",
 )
+# Services: callers of the domain that the API and the CLI drive (the meeting assistant runs the
+# agent, the gateway and the workflows for a live meeting). They never reach the web layer or
+# the CLI, and no domain part reaches them.
+SERVICES = ("meetings",)
 # The parts agentur/runtime.py composes, and what they build on, never reach it back.
 BELOW_RUNTIME = ("agent", "tools", "knowledge", "ai", "storage", "workspace", "accounts")
 
@@ -121,7 +125,7 @@ def test_the_circle_finder_sees_a_circle_through_a_type_only_import() -> None:
 
 def test_every_part_of_the_package_is_in_the_graph(graph: grimp.ImportGraph) -> None:
     # A folder without __init__.py is a namespace package grimp would silently leave out.
-    for part in DOMAIN + ("api", "cli"):
+    for part in DOMAIN + SERVICES + ("api", "cli"):
         assert f"{PACKAGE}.{part}" in graph.modules, part
     assert "agentur.knowledge.hooks" in graph.modules
 
@@ -137,6 +141,26 @@ def test_domain_never_reaches_the_web_layer_or_the_cli(
     graph: grimp.ImportGraph, part: str, web: str
 ) -> None:
     chains = graph.find_shortest_chains(f"{PACKAGE}.{part}", f"{PACKAGE}.{web}", as_packages=True)
+    assert not chains, sorted(chains)
+
+
+@pytest.mark.parametrize("part", SERVICES)
+@pytest.mark.parametrize("web", ("api", "cli"))
+def test_services_never_reach_the_web_layer_or_the_cli(
+    graph: grimp.ImportGraph, part: str, web: str
+) -> None:
+    chains = graph.find_shortest_chains(f"{PACKAGE}.{part}", f"{PACKAGE}.{web}", as_packages=True)
+    assert not chains, sorted(chains)
+
+
+@pytest.mark.parametrize("part", DOMAIN)
+@pytest.mark.parametrize("service", SERVICES)
+def test_the_domain_never_reaches_a_service(
+    graph: grimp.ImportGraph, part: str, service: str
+) -> None:
+    chains = graph.find_shortest_chains(
+        f"{PACKAGE}.{part}", f"{PACKAGE}.{service}", as_packages=True
+    )
     assert not chains, sorted(chains)
 
 
