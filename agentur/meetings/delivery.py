@@ -23,6 +23,8 @@ from agentur.errors import AgenturError
 from agentur.meetings.events import EventHub, MeetingEventType
 from agentur.meetings.records import MeetingRecord
 from agentur.meetings.settings import MeetingSettings
+from agentur.tools.text_to_speech import MAX_CHARS as MAX_SPEECH_CHARS
+from agentur.tools.text_to_speech import MIME_TYPES
 from agentur.workspace.files import FileService
 
 if TYPE_CHECKING:
@@ -30,14 +32,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MIME_TYPES = {
-    "mp3": "audio/mpeg",
-    "opus": "audio/ogg",
-    "aac": "audio/aac",
-    "flac": "audio/flac",
-    "wav": "audio/wav",
-}
-MAX_SPEECH_CHARS = 4_096  # what one /audio/speech call accepts
 WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024
 
 

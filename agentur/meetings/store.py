@@ -5,7 +5,7 @@ it waits for a model or for another connection."""
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, Select, select, update
 
 from agentur.context import RequestContext, Role, utc_now
 from agentur.errors import InvalidInputError, NotFoundError
@@ -59,6 +59,21 @@ def _directive(row: MeetingDirective) -> Directive:
     )
 
 
+def _session_is(session_id: str, mandate_id: str) -> tuple[ColumnElement[bool], ...]:
+    return (MeetingSession.id == session_id, MeetingSession.mandate_id == mandate_id)
+
+
+def _directives_of(session_id: str, mandate_id: str) -> Select[tuple[MeetingDirective]]:
+    return (
+        select(MeetingDirective)
+        .where(
+            MeetingDirective.session_id == session_id,
+            MeetingDirective.mandate_id == mandate_id,
+        )
+        .order_by(MeetingDirective.created_at, MeetingDirective.id)
+    )
+
+
 class MeetingStore:
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -107,21 +122,11 @@ class MeetingStore:
         """The session with its directives; another mandate's session is not there."""
         async with self.database.session() as session:
             row = await session.scalar(
-                select(MeetingSession).where(
-                    MeetingSession.id == session_id,
-                    MeetingSession.mandate_id == context.mandate_id,
-                )
+                select(MeetingSession).where(*_session_is(session_id, context.mandate_id))
             )
             if row is None:
                 raise NotFoundError(f"meeting session {session_id} not found")
-            directives = await session.scalars(
-                select(MeetingDirective)
-                .where(
-                    MeetingDirective.session_id == row.id,
-                    MeetingDirective.mandate_id == context.mandate_id,
-                )
-                .order_by(MeetingDirective.created_at, MeetingDirective.id)
-            )
+            directives = await session.scalars(_directives_of(row.id, context.mandate_id))
             return _record(row, [_directive(d) for d in directives])
 
     async def add_directive(
@@ -160,14 +165,10 @@ class MeetingStore:
     async def persistent_directives(self, record: MeetingRecord) -> list[Directive]:
         async with self.database.session() as session:
             rows = await session.scalars(
-                select(MeetingDirective)
-                .where(
-                    MeetingDirective.session_id == record.id,
-                    MeetingDirective.mandate_id == record.mandate_id,
+                _directives_of(record.id, record.mandate_id).where(
                     MeetingDirective.kind == DirectiveKind.persistent.value,
                     MeetingDirective.withdrawn_at.is_(None),
                 )
-                .order_by(MeetingDirective.created_at, MeetingDirective.id)
             )
             return [_directive(row) for row in rows]
 
@@ -178,10 +179,7 @@ class MeetingStore:
         async with self.database.transaction() as session:
             await session.execute(
                 update(MeetingSession)
-                .where(
-                    MeetingSession.id == record.id,
-                    MeetingSession.mandate_id == record.mandate_id,
-                )
+                .where(*_session_is(record.id, record.mandate_id))
                 .values(spent_chf=MeetingSession.spent_chf + chf)
             )
             spent = await session.scalar(
@@ -194,10 +192,7 @@ class MeetingStore:
         async with self.database.transaction() as session:
             await session.execute(
                 update(MeetingSession)
-                .where(
-                    MeetingSession.id == record.id,
-                    MeetingSession.mandate_id == record.mandate_id,
-                )
+                .where(*_session_is(record.id, record.mandate_id))
                 .values(status="ended", summary=summary, ended_at=utc_now())
             )
         record.status, record.summary = "ended", summary
