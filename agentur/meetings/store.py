@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import ColumnElement, Select, select, update
 
 from agentur.context import RequestContext, Role, utc_now
-from agentur.errors import InvalidInputError, NotFoundError
+from agentur.errors import NotFoundError
 from agentur.meetings.records import (
     Directive,
     DirectiveKind,
@@ -93,7 +93,8 @@ class MeetingStore:
                     )
                 )
                 if unknown := sorted(set(options.operator_ids) - members):
-                    raise InvalidInputError(
+                    # Like any id that names nothing the caller may see: not found.
+                    raise NotFoundError(
                         f"operator_ids: {', '.join(unknown)} are no members of your mandate"
                     )
             workflow = await WorkflowService(session, context).create(workflow_title(session_id))

@@ -64,8 +64,7 @@ def fast_path_turn(request: AiRequest) -> ScriptedTurn:
 
 def agent_turn(request: AiRequest) -> ScriptedTurn:
     prompt = " ".join(m.content for m in request.messages if m.role.value == "user")
-    english = "current" in prompt or "Handle these tasks" in prompt and "current" in prompt
-    return ScriptedTurn(text=AGENT_ANSWER["en" if english else "de"])
+    return ScriptedTurn(text=AGENT_ANSWER["en" if "current" in prompt else "de"])
 
 
 def meeting_turn(request: AiRequest) -> ScriptedTurn:

@@ -153,7 +153,7 @@ async def test_bad_input_is_refused_with_a_specific_problem(
     unknown = await client.post(
         "/v1/meetings", headers=alice.headers, json={"operator_ids": ["nobody"]}
     )
-    assert unknown.status_code == 422 and "nobody" in unknown.json()["detail"]
+    assert unknown.status_code == 404 and "nobody" in unknown.json()["detail"]
     meeting = await start(client, alice.headers)
     path = f"/v1/meetings/{meeting['id']}/transcript"
     three = {"utterances": [{"speaker": "a", "text": "b"}] * 3}

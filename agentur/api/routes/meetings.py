@@ -156,7 +156,7 @@ def _check_length(what: str, text: str, limit: int, setting: str) -> None:
         raise InvalidInputError(f"{what} is longer than {limit} characters ({setting})")
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(503))
+@router.post("", status_code=status.HTTP_201_CREATED, responses=problem_responses(404, 503))
 async def create_meeting(
     body: MeetingCreate, request: Request, runtime: RuntimeDep, context: ContextDep
 ) -> MeetingOut:
