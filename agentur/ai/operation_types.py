@@ -5,7 +5,9 @@ Selection rules (agentur/ai/select_model.py): `embedding`, `web_search`, `speech
 `neutralization_image` need vision; `plan` ranks reasoning models first and `data_extract`
 models with structured output first (both still fall back to any chat model). `agent`,
 `data_analyse` (summaries), `data_generate` (assistant replies) and `translate` are plain chat
-calls — kept apart so the ledger reports costs per purpose.
+calls — kept apart so the ledger reports costs per purpose. `meeting_reply` (the seed's
+`speech_teams`) is the meeting assistant's fast path: one structured-output chat call per batch
+of utterances, ranked like `data_extract` (structured output first).
 
 `web_crawl` was removed: no model crawls — pages are fetched by `read_url` through the egress
 checks, and what is taken from a page is an ordinary chat call."""
@@ -30,3 +32,4 @@ class OperationType(StrEnum):
     text_to_speech = "text_to_speech"
     agent = "agent"
     embedding = "embedding"
+    meeting_reply = "meeting_reply"

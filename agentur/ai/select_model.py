@@ -36,6 +36,7 @@ MEDIA_OPERATIONS = {
 PREFERRED = {
     OperationType.plan: Capability.reasoning,
     OperationType.data_extract: Capability.structured_output,
+    OperationType.meeting_reply: Capability.structured_output,
 }
 # Output room a chat call needs beyond its prompt when the caller set no max_output_tokens.
 MIN_OUTPUT_ROOM = 1_024

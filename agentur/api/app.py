@@ -31,6 +31,7 @@ from agentur.api.routes import (
     health,
     knowledge,
     me,
+    meetings,
     metrics,
     models,
     openai_compatible,
@@ -75,6 +76,8 @@ def create_app(
             async with serve_mcp():
                 yield
         finally:
+            if hasattr(app.state, "meetings"):  # live meeting sessions of this worker
+                await app.state.meetings.close()
             if warm_tools is not None:
                 await warm_tools
             if stop_recovery is not None:
@@ -124,6 +127,7 @@ def create_app(
         app.include_router(module.router, prefix="/v1")
     app.include_router(knowledge.router, prefix="/v1")  # knowledge store
     app.include_router(features.router, prefix="/v1")  # feature data
+    app.include_router(meetings.router, prefix="/v1")  # meeting assistant
     app.include_router(openai_compatible.router)  # OpenAI's wire format, at /openai/v1
     serve_mcp = mount_mcp(app)  # MCP server
     app.include_router(web_app.router)  # workspace web app at /

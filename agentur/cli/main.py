@@ -257,3 +257,7 @@ connection_commands.register(app, run_with_runtime, fail, agent_commands._local_
 from agentur.cli import budget_commands  # noqa: E402
 
 budget_commands.register(mandates_app, run_with_runtime, cli_errors)
+
+from agentur.cli import meeting_commands  # noqa: E402
+
+meeting_commands.register(app)

@@ -6,6 +6,7 @@ from agentur.storage.models import (  # noqa: F401  (register tables)
     assistant,
     connections,
     knowledge,
+    meetings,
     trustee,
 )
 from agentur.storage.models.accounts import (
