@@ -112,6 +112,7 @@ class Bench:
     client: httpx.AsyncClient
     runtime: Runtime
     headers: dict[str, str]
+    max_rounds: int = 8  # of each agent run
     usage: Usage = field(default_factory=Usage)
     results: list[Outcome] = field(default_factory=list)
 
@@ -172,7 +173,7 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
 async def agent(bench: Bench, prompt: str) -> dict[str, Any]:
     response = await bench.client.post(
         "/v1/agent/runs",
-        json={"prompt": prompt, "config": {"max_rounds": 8}},
+        json={"prompt": prompt, "config": {"max_rounds": bench.max_rounds}},
         headers=bench.headers,
     )
     response.raise_for_status()

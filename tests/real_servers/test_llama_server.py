@@ -1,7 +1,8 @@
 """agentur against a real llama-server and a real small model (Qwen2.5-Coder-0.5B): every tool
-schema any toolbox can offer is accepted (no HTTP 400), and a few agent tasks and visitor
-questions run end to end through the HTTP API, asserting what happened — the file exists with
-its content, the answer carries the fact — not the model's wording. Slow: minutes of CPU."""
+schema any toolbox can offer is accepted (no HTTP 400), and one agent task and one visitor
+question run end to end through the HTTP API, asserting what happened — the file exists with
+its content, the answer carries the fact and its source — not the model's wording. Slow: a few
+minutes of CPU, so CI runs only these essentials; `bench/real_model.py` runs all the tasks."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from bench.real_model import agent_tasks, running_bench, visitor_tasks
 
 pytestmark = pytest.mark.slow
 
-AGENT_TASKS = ("agent: write a file", "agent: answer from a file")
-VISITOR_QUESTIONS = ("visitor: FAQ", "visitor: fact in a document")
+AGENT_TASKS = ("agent: write a file",)
+VISITOR_QUESTIONS = ("visitor: fact in a document",)
+MAX_ROUNDS = 4  # the task needs two; a run that wanders ends within minutes, not tens of them
+CALL_SECONDS = 300.0
 
 
 def _apply_template(llama_server: str, wire: list[dict]) -> httpx.Response:
@@ -53,7 +56,8 @@ def test_every_toolbox_schema_is_accepted(llama_server: str) -> None:
 async def test_agent_tasks_and_visitor_questions_end_to_end(
     llama_server: str, tmp_path: Path
 ) -> None:
-    async with running_bench(llama_server, None, tmp_path, call_seconds=600) as bench:
+    async with running_bench(llama_server, None, tmp_path, call_seconds=CALL_SECONDS) as bench:
+        bench.max_rounds = MAX_ROUNDS
         tasks = dict(agent_tasks(bench) + await visitor_tasks(bench))
         for name in (*AGENT_TASKS, *VISITOR_QUESTIONS):
             await bench.measure(name, tasks[name])
