@@ -113,6 +113,7 @@ class Bench:
     runtime: Runtime
     headers: dict[str, str]
     max_rounds: int = 8  # of each agent run
+    temperature: float | None = None  # of each agent run; None: the server's default
     usage: Usage = field(default_factory=Usage)
     results: list[Outcome] = field(default_factory=list)
 
@@ -173,7 +174,10 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
 async def agent(bench: Bench, prompt: str) -> dict[str, Any]:
     response = await bench.client.post(
         "/v1/agent/runs",
-        json={"prompt": prompt, "config": {"max_rounds": bench.max_rounds}},
+        json={
+            "prompt": prompt,
+            "config": {"max_rounds": bench.max_rounds, "temperature": bench.temperature},
+        },
         headers=bench.headers,
     )
     response.raise_for_status()

@@ -14,6 +14,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -33,6 +34,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> None:
     import xllamacpp
 
+    parent = os.getppid()  # before the model loads, which takes a while
     options = parse(argv)
     params = xllamacpp.CommonParams()
     params.model.path = options.model
@@ -48,10 +50,12 @@ def main(argv: list[str]) -> None:
     server = xllamacpp.Server(params)
     print(f"listening on {server.listening_address}", flush=True)
     # The server runs on its own threads; this thread only waits for the signal to stop, and
-    # stops at once (an orderly shutdown would first finish the generation under way).
+    # stops at once (an orderly shutdown would first finish the generation under way). It
+    # also stops when the process that started it is gone (a test run killed mid-way).
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    while True:
-        signal.pause()
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(0)
 
 
 if __name__ == "__main__":
