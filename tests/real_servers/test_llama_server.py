@@ -16,12 +16,16 @@ from agentur.agent.tool_round import tool_definition
 from agentur.tools.registry import ToolRegistry
 from agentur.tools.toolboxes import ToolboxEnvironment, ToolboxState, request_toolbox_tool
 from bench.real_model import agent, file_text, running_bench, visitor_tasks
+from tests.real_servers.llama_server import CONTEXT_TOKENS
 
 pytestmark = pytest.mark.slow
 
 TEXT = "Meeting moved to Friday."
 VISITOR_QUESTION = "visitor: fact in a document"
 MAX_ROUNDS = 4  # the task needs two; a run that wanders ends within minutes, not tens of them
+# The server's context, and a bound on each answer: at temperature 0 a small model may repeat
+# itself until the output limit (4,096 tokens by default, many minutes on a CPU).
+LIMITS = {"context_window": CONTEXT_TOKENS, "max_output_tokens": 512}
 CALL_SECONDS = 600.0  # a small model may run on to its output limit at a few tokens/s
 
 
@@ -57,7 +61,7 @@ def test_every_toolbox_schema_is_accepted(llama_server: str) -> None:
 async def test_an_agent_run_and_a_visitor_question_end_to_end(
     llama_server: str, tmp_path: Path
 ) -> None:
-    async with running_bench(llama_server, None, tmp_path, call_seconds=CALL_SECONDS) as bench:
+    async with running_bench(llama_server, None, tmp_path, CALL_SECONDS, LIMITS) as bench:
         # Greedy decoding: the small model makes the same choices on every run.
         bench.max_rounds, bench.temperature = MAX_ROUNDS, 0.0
         run = await agent(bench, f"Create a file named summary.txt with exactly this text: {TEXT}")
