@@ -112,6 +112,8 @@ class Bench:
     client: httpx.AsyncClient
     runtime: Runtime
     headers: dict[str, str]
+    max_rounds: int = 8  # of each agent run
+    temperature: float | None = None  # of each agent run; None: the server's default
     usage: Usage = field(default_factory=Usage)
     results: list[Outcome] = field(default_factory=list)
 
@@ -172,7 +174,10 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
 async def agent(bench: Bench, prompt: str) -> dict[str, Any]:
     response = await bench.client.post(
         "/v1/agent/runs",
-        json={"prompt": prompt, "config": {"max_rounds": 8}},
+        json={
+            "prompt": prompt,
+            "config": {"max_rounds": bench.max_rounds, "temperature": bench.temperature},
+        },
         headers=bench.headers,
     )
     response.raise_for_status()
@@ -353,7 +358,11 @@ async def setup(runtime: Runtime) -> dict[str, str]:
 
 @asynccontextmanager
 async def running_bench(
-    base_url: str, model: str | None, data_dir: Path, call_seconds: float = 900.0
+    base_url: str,
+    model: str | None,
+    data_dir: Path,
+    call_seconds: float = 900.0,
+    limits: dict[str, int] | None = None,
 ) -> AsyncIterator[Bench]:
     """agentur in process (fresh data dir, the bench's files uploaded and indexed) against the
     model server at `base_url`; the slow test tier runs its tasks through this too."""
@@ -367,6 +376,8 @@ async def running_bench(
         request_timeout_seconds=call_seconds,
         stream_idle_timeout_seconds=call_seconds,
         max_retries=0,
+        # the server's real context and a bound on each answer, when the caller knows them
+        **{f"openai_compatible_{name}": value for name, value in (limits or {}).items()},
     )
     runtime = Runtime.from_settings(settings, ai_settings)
     try:

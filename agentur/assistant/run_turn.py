@@ -244,6 +244,7 @@ class _Turn:
             max_steps=settings.assistant_max_knowledge_steps,
             extractive_count=settings.assistant_extractive_passages,
             prompt_passages=settings.assistant_knowledge_passages,
+            max_output_tokens=settings.assistant_max_answer_tokens,
             rewrite_thinking=settings.assistant_simplify_thinking_with_model,
         )
         async for event in search_knowledge(knowledge_turn, result):

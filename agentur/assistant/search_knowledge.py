@@ -28,6 +28,7 @@ from typing import Any
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
+    CallOptions,
     Message,
     StreamDone,
     TextDelta,
@@ -87,6 +88,9 @@ class KnowledgeTurn:
     max_steps: int
     extractive_count: int
     prompt_passages: int = 5
+    # Output tokens of each model call: a small model can otherwise run on to its server's
+    # limit (thousands of tokens, minutes on a CPU) while the visitor waits.
+    max_output_tokens: int = 1024
     # Rewrite tool progress for visitors through the gateway (else templates).
     rewrite_thinking: bool = False
 
@@ -239,7 +243,12 @@ class KnowledgeDriver(LoopDriver):
         guard = CallTextGuard()
         response: AiResponse | None = None
         shown: list[str] = []
-        request = AiRequest(OperationType.agent, tuple(self.messages), tools=offer.definitions)
+        request = AiRequest(
+            OperationType.agent,
+            tuple(self.messages),
+            tools=offer.definitions,
+            options=CallOptions(max_output_tokens=self.turn.max_output_tokens),
+        )
         async for event in _visible(self.ai, request, self.turn.context, guard):
             if isinstance(event, AiResponse):
                 response = event

@@ -79,6 +79,13 @@ class AssistantSettings(PartSettings):
     assistant_max_knowledge_steps: int = Field(
         default=4, ge=1, le=20, description="Tool rounds of the knowledge loop before answering."
     )
+    assistant_max_answer_tokens: int = Field(
+        default=1024,
+        ge=16,
+        le=32_768,
+        description="Output tokens of each model call of a knowledge answer (a small model "
+        "may otherwise run on to its server's limit while the visitor waits).",
+    )
     assistant_simplify_thinking_with_model: bool = Field(
         default=False,
         description="Rewrite tool progress for visitors through the gateway (one extra model "

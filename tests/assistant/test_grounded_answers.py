@@ -9,6 +9,7 @@ from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.knowledge_port import Passage, SourceWindow
+from agentur.assistant.settings import AssistantSettings
 from tests.agent.support import chat_model
 from tests.assistant.definitions import shop_definition
 from tests.assistant.turns import intent, scripted_ai, turn
@@ -201,3 +202,18 @@ async def test_an_answer_of_markers_only_falls_back_to_the_excerpts() -> None:
     assert result.path[-1] == "search_knowledge:extractive"
     assert result.final["answer"].startswith("Excerpts from our documents")
     assert [s["file"] for s in result.final["sources"]] == ["file-1.md"]
+
+
+async def test_each_knowledge_call_has_a_bounded_output() -> None:
+    """A small model may write on to its server's limit (thousands of tokens, minutes on a
+    CPU) while the visitor waits: every call of the knowledge loop names its output limit."""
+    for settings, limit in ((None, 1024), (AssistantSettings(assistant_max_answer_tokens=64), 64)):
+        ai, provider = scripted_ai(
+            intent("search_knowledge"),
+            ScriptedTurn(text="On Saturday we are open from 9:00 to 16:00 [1]."),
+        )
+        await turn(
+            "When are you open on Saturday?", ai=ai, knowledge=Documents(HOURS), settings=settings
+        )
+        assert provider.received[1].tools, "the knowledge call"
+        assert provider.received[1].options.max_output_tokens == limit

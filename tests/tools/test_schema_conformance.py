@@ -4,7 +4,7 @@ tests/tools/schema_rules.py). "Every": all tools of all toolboxes (connection ki
 the code sandbox, workflow and trustee action tools), `request_toolbox` for each set of
 inactive toolboxes a run can have, the tools agentur exposes over MCP, and a remote MCP tool's
 schema as agentur passes it on. The real llama-server runs the same schemas in the slow tier
-(tests/real_servers/test_llama_server_schemas.py)."""
+(tests/real_servers/test_llama_server.py)."""
 
 from __future__ import annotations
 
