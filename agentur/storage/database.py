@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from weakref import WeakValueDictionary
 
@@ -44,12 +45,16 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def _prepare_sqlite_connection(connection: Any) -> None:
+def _prepare_sqlite_connection(
+    connection: Any, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS
+) -> None:
     import sqlite_vec
 
     sqlite_vec.load(connection)
     connection.execute("PRAGMA foreign_keys=ON")
-    connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    # How long a writer waits for SQLite's one write lock; then "database is locked", which
+    # the API answers with 503 and `Retry-After` (see agentur.storage.unavailable).
+    connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     # WAL lets readers proceed while one writer commits; NORMAL sync is safe under WAL.
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
@@ -91,6 +96,8 @@ class PoolSizing:
     size: int | None = None  # None: derived for the backend
     max_overflow: int | None = None
     timeout_seconds: float = 5.0
+    # SQLite: how long a write waits for the database's one write lock.
+    busy_timeout_seconds: float = SQLITE_BUSY_TIMEOUT_MS / 1000
 
     def engine_options(self, url: str) -> dict[str, Any]:
         sqlite = is_sqlite(url)
@@ -114,7 +121,9 @@ def create_engine(url: str, pool: PoolSizing | None = None, **options: Any) -> A
     if is_sqlite(url):
         # A pooled connection stays open: closing the last one makes SQLite checkpoint the
         # WAL on every commit (measured ~17 ms per billed call with NullPool).
-        return create_async_engine(url, module=sqlean_dbapi(_prepare_sqlite_connection), **options)
+        busy_ms = round((pool or PoolSizing()).busy_timeout_seconds * 1000)
+        prepare = partial(_prepare_sqlite_connection, busy_timeout_ms=busy_ms)
+        return create_async_engine(url, module=sqlean_dbapi(prepare), **options)
     options.setdefault("pool_pre_ping", True)
     return create_async_engine(url, **options)
 
