@@ -1,7 +1,7 @@
 """Search latency at 10k and 100k chunks on SQLite and PostgreSQL (issue 9 item 4).
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
-                                 [--samples 1000] [--dims 384] [--data-dir DIR]
+                                 [--samples 1000] [--dims 384] [--data-dir DIR [--measure-kept]]
 
 Prints hybrid / lexical / vector p50 and p99 per backend and size, and beside them the vector
 leg's recall@10 against exact (brute-force) search over the chunks the searcher may see.
@@ -56,6 +56,7 @@ from search_scale_data import (  # noqa: E402
     build,
     chunk_ids,
     exact_top10,
+    index_and_settle,
     make_queries,
     make_tenancy,
     reuse,
@@ -198,6 +199,7 @@ async def run_backend(
     corpus: Corpus,
     say: Callable[[str], None],
     server_pid: int | None = None,
+    measure_kept: bool = False,
 ) -> dict[int, dict[str, dict[str, float]]]:
     database = Database(url)
     results: dict[int, dict[str, dict[str, float]]] = {}
@@ -211,10 +213,12 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            kept = await reuse(database, layout, size)
+            kept = await reuse(database, layout, size, measure_kept)
+            written, indexed = 0.0, 0.0
             if kept:
-                say(f"  [{backend}] {size:>7} chunks: reusing the kept database (no rebuild)")
-                written, indexed = 0.0, 0.0
+                say(f"  [{backend}] {size:>7} chunks: reusing the kept database's {kept} chunks")
+                if measure_kept and not database.is_sqlite:
+                    indexed = await index_and_settle(database, dims)
             else:
                 written, indexed = await build(database, tenancy, corpus, layout, size)
             if server_pid is not None:
@@ -226,8 +230,8 @@ async def run_backend(
             )
             results[size] = figures
             index = f", HNSW index built in {indexed:.0f} s" if indexed else ""
-            built = "kept from an earlier run" if kept else f"written in {written:.0f} s{index}"
-            say(f"  [{backend}] {size:>7} chunks ({built}):")
+            built = "kept from an earlier run" if kept else f"written in {written:.0f} s"
+            say(f"  [{backend}] {kept or size:>7} chunks ({built}{index}):")
             for label, row in figures.items():
                 recall = (
                     f", recall@10 vs exact {row['recall_at_10']:.3f}"
@@ -252,6 +256,7 @@ def run(
     dims: int = 384,
     say: Callable[[str], None] = print,
     data_dir: Path | None = None,
+    measure_kept: bool = False,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
     With `data_dir` the databases are kept there and a later run with the same size (and
@@ -284,7 +289,9 @@ def run(
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
-                run_backend(backend, url, list(sizes), samples, dims, corpus, say, pid)
+                run_backend(
+                    backend, url, list(sizes), samples, dims, corpus, say, pid, measure_kept
+                )
             )
     finally:
         if server is not None:
@@ -305,6 +312,12 @@ def main() -> None:
         type=Path,
         help="keep the databases here; a later run of the same size reuses them (no rebuild)",
     )
+    parser.add_argument(
+        "--measure-kept",
+        action="store_true",
+        help="with --data-dir: measure what an interrupted build of --sizes left (index built "
+        "if missing), write nothing",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
@@ -312,6 +325,7 @@ def main() -> None:
         args.samples,
         args.dims,
         data_dir=args.data_dir,
+        measure_kept=args.measure_kept,
     )
 
 

@@ -218,24 +218,33 @@ async def _write_file(
         writers.release()
 
 
-async def reuse(database: Database, layout: Layout, size: int) -> bool:
-    """A kept database (--data-dir) that already holds exactly `size` chunks and its HNSW
-    index: regenerate the layout (same seeds, same steps) and map its files by name instead of
-    writing and indexing again. False when the database must be (re)built."""
-    if await _count(database) != size or layout.visible:
-        return False
-    async with database.session() as session:
-        if not database.is_sqlite:
+async def reuse(database: Database, layout: Layout, size: int, partial: bool = False) -> int:
+    """A kept database (--data-dir): the chunks it holds, with the layout regenerated (same
+    seeds, same steps towards `size`) and its files mapped by name, so nothing is written
+    again; 0 when the database must be built. It is reused when it holds `size` chunks and
+    its HNSW index, or with `partial` (--measure-kept) whatever an interrupted build left:
+    the chunks it never wrote are left out of the searcher's view and of the exact top 10,
+    and a missing HNSW index is built (see `index_and_settle`)."""
+    have = await _count(database)
+    if not have or layout.visible or (have != size and not partial):
+        return 0
+    if not database.is_sqlite and not partial:
+        async with database.session() as session:
             index = f"ix_knowledge_chunks_hnsw_{layout.dims}"
-            found = await session.scalar(text(f"SELECT to_regclass('{index}')"))
-            if found is None:
-                return False
+            if await session.scalar(text(f"SELECT to_regclass('{index}')")) is None:
+                return 0
+    async with database.session() as session:
         query = "SELECT id, name FROM files WHERE name LIKE 'synthetic-%'"
         rows = await session.execute(text(query))
         layout.files = {file_id: int(name[10:-4]) for file_id, name in rows}
     for start in range(0, size, GROW_STEP):
         layout.grow(min(GROW_STEP, size - start))
-    return True
+    written = set(layout.files.values())
+    for number in range(size // CHUNKS_PER_FILE):
+        if number not in written:
+            first = number * CHUNKS_PER_FILE
+            layout.visible[first : first + CHUNKS_PER_FILE] = [False] * CHUNKS_PER_FILE
+    return have
 
 
 async def build(
@@ -260,19 +269,26 @@ async def build(
         await session.execute(text(f"DROP INDEX IF EXISTS ix_knowledge_chunks_hnsw_{layout.dims}"))
     await insert_until(database, tenancy, corpus, layout, size)
     inserted = time.perf_counter()
+    return inserted - started, await index_and_settle(database, layout.dims)
+
+
+async def index_and_settle(database: Database, dims: int) -> float:
+    """PostgreSQL: builds the HNSW index if missing, then VACUUM ANALYZE and CHECKPOINT (see
+    `build`); returns the seconds the index took."""
+    started = time.perf_counter()
     async with database.transaction() as session:
         # The HNSW graph fits in maintenance_work_mem up to ~1M 384-dim chunks at 2 GB (it
         # builds several times slower once it spills); one parallel worker beside the leader
         # on this 2-core machine.
         await session.execute(text(f"SET LOCAL maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'"))
         await session.execute(text("SET LOCAL max_parallel_maintenance_workers = 1"))
-        await ensure_vector_storage(session, layout.dims)
+        await ensure_vector_storage(session, dims)
     indexed = time.perf_counter()
     async with database.engine.connect() as connection:
         await connection.execution_options(isolation_level="AUTOCOMMIT")
         await connection.execute(text("VACUUM ANALYZE"))
         await connection.execute(text("CHECKPOINT"))
-    return inserted - started, indexed - inserted
+    return indexed - started
 
 
 async def _count(database: Database) -> int:
