@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 from weakref import WeakValueDictionary
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -27,6 +27,7 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from agentur.config import to_async_url
 from agentur.storage.sqlite_driver import sqlean_dbapi
+from agentur.storage.unavailable import DatabaseUnreachable
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 SQLITE_POOL_SIZE = 8
@@ -125,7 +126,18 @@ def create_engine(url: str, pool: PoolSizing | None = None, **options: Any) -> A
         prepare = partial(_prepare_sqlite_connection, busy_timeout_ms=busy_ms)
         return create_async_engine(url, module=sqlean_dbapi(prepare), **options)
     options.setdefault("pool_pre_ping", True)
-    return create_async_engine(url, **options)
+    engine = create_async_engine(url, **options)
+    event.listen(engine.sync_engine, "do_connect", _connect_or_unreachable)
+    return engine
+
+
+def _connect_or_unreachable(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+    """Opens a connection; a socket-level failure (refused, or the Unix socket missing while
+    the server restarts) becomes DatabaseUnreachable, which the API answers with 503."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except OSError as error:
+        raise DatabaseUnreachable(str(error)) from error
 
 
 class Database:

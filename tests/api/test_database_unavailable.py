@@ -78,10 +78,17 @@ def closed_port() -> int:
         return probe.getsockname()[1]  # nothing listens once the probe is closed
 
 
+@pytest.mark.parametrize("where", ["closed port", "missing unix socket"])
 async def test_unreachable_postgresql_answers_503_on_healthz_and_api(
-    tmp_path: Path, api_app: FastAPI, limits: None
+    tmp_path: Path, api_app: FastAPI, limits: None, where: str
 ) -> None:
-    url = f"postgresql://agentur@127.0.0.1:{closed_port()}/agentur"
+    # The embedded server of the scale-out bench listens on a Unix socket, whose file is gone
+    # while it restarts: FileNotFoundError, not ConnectionRefusedError.
+    url = (
+        f"postgresql://agentur@127.0.0.1:{closed_port()}/agentur"
+        if where == "closed port"
+        else f"postgresql://agentur@/agentur?host={tmp_path / 'gone'}"
+    )
     runtime = Runtime.from_settings(Settings(data_dir=tmp_path / "data", database_url=url))
     api_app.state = State({"runtime": runtime})
     api_app.openapi_schema = None
@@ -89,7 +96,9 @@ async def test_unreachable_postgresql_answers_503_on_healthz_and_api(
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://agentur.test") as client:
             health = await client.get("/healthz")
-            files = await client.get("/v1/files", headers={"Authorization": "Bearer agt_lookup_secret"})
+            files = await client.get(
+                "/v1/files", headers={"Authorization": "Bearer agt_lookup_secret"}
+            )
     finally:
         await runtime.close()
 
