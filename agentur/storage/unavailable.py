@@ -12,6 +12,8 @@ _SQLITE_BUSY = ("database is locked", "database table is locked", "database is b
 # PostgreSQL SQLSTATEs of a server that is going away or not accepting connections yet:
 # admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections.
 _POSTGRES_GONE = {"57P01", "57P02", "57P03", "53300"}
+
+
 class DatabaseUnreachable(ConnectionError):
     """Opening a connection to the database failed at the socket: nothing listens on its port,
     or its Unix socket file is gone while the server restarts (FileNotFoundError otherwise)."""
