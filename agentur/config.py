@@ -83,6 +83,13 @@ class Settings(PartSettings):
         description="How long a request waits for a free database connection; then 503 with "
         "`Retry-After`.",
     )
+    database_busy_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="SQLite: how long a write waits for the database's write lock; then 503 "
+        "with `Retry-After`.",
+    )
     max_upload_bytes: int = Field(
         default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
     )

@@ -66,6 +66,7 @@ class RuntimeParts:
                 settings.database_pool_size,
                 settings.database_max_overflow,
                 settings.database_pool_timeout_seconds,
+                settings.database_busy_timeout_seconds,
             ),
         )
         return cls(

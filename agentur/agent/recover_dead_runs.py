@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.agent.dependencies import RunStatus
@@ -24,9 +24,11 @@ from agentur.agent.run_heartbeat import RunHeartbeat
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.billing.holder import release_holds
+from agentur.ai.operation_types import OperationType
 from agentur.context import RequestContext, Role, utc_now
 from agentur.storage.database import Database
 from agentur.storage.models.agent import AgentRun, AgentTraceEntry
+from agentur.storage.models.ai import AiLedgerEntry
 from agentur.workflows.service import WorkflowService
 
 logger = logging.getLogger(__name__)
@@ -74,7 +76,13 @@ async def recover_dead_runs(
         .where(AgentRun.id.in_(dead.with_for_update(skip_locked=True).scalar_subquery()))
         .where(*conditions)
         .values(status=RunStatus.failed.value, error=WORKER_STOPPED, finished_at=now)
-        .returning(AgentRun.id, AgentRun.mandate_id, AgentRun.user_id, AgentRun.workflow_id)
+        .returning(
+            AgentRun.id,
+            AgentRun.mandate_id,
+            AgentRun.user_id,
+            AgentRun.workflow_id,
+            AgentRun.created_at,
+        )
     )
     recovered: list[str] = []
     while True:
@@ -120,7 +128,9 @@ async def _record_failure(session: AsyncSession, run: Row, now: datetime) -> Non
         )
     )
     await session.execute(
-        update(AgentRun).where(AgentRun.id == run.id).values(rounds=rounds, final_text=text)
+        update(AgentRun)
+        .where(AgentRun.id == run.id)
+        .values(rounds=rounds, final_text=text, **await _billed_usage(session, run))
     )
     if run.workflow_id is not None:
         owner = RequestContext(user_id=run.user_id, mandate_id=run.mandate_id, role=Role.member)
@@ -130,6 +140,40 @@ async def _record_failure(session: AsyncSession, run: Row, now: datetime) -> Non
             text,
             {"agent_run_id": run.id, "status": RunStatus.failed.value},
         )
+
+
+async def _billed_usage(session: AsyncSession, run: Row) -> dict[str, float]:
+    """What the run's model calls were billed: its worker kept the running totals in memory
+    and died before writing them, while each call's ledger row is written when the call ends.
+    The run's calls are its workflow's agent calls from its start to the next run's start in
+    that workflow (two runs going at once in one workflow cannot be told apart)."""
+    if run.workflow_id is None:
+        return {}
+    later = AiLedgerEntry.created_at >= run.created_at
+    next_start = await session.scalar(
+        select(func.min(AgentRun.created_at)).where(
+            AgentRun.mandate_id == run.mandate_id,
+            AgentRun.workflow_id == run.workflow_id,
+            AgentRun.created_at > run.created_at,
+        )
+    )
+    if next_start is not None:
+        later &= AiLedgerEntry.created_at < next_start
+    billed = (
+        await session.execute(
+            select(
+                func.coalesce(func.sum(AiLedgerEntry.input_tokens), 0),
+                func.coalesce(func.sum(AiLedgerEntry.output_tokens), 0),
+                func.coalesce(func.sum(AiLedgerEntry.cost_chf), 0.0),
+            ).where(
+                AiLedgerEntry.mandate_id == run.mandate_id,
+                AiLedgerEntry.workflow_id == run.workflow_id,
+                AiLedgerEntry.operation == OperationType.agent.value,
+                later,
+            )
+        )
+    ).one()
+    return {"input_tokens": billed[0], "output_tokens": billed[1], "cost_chf": billed[2]}
 
 
 def start_run_recovery(

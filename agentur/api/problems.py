@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentur.api.backpressure.request_slots import tenant_limits
 from agentur.errors import AgenturError
+from agentur.storage.unavailable import unavailable_reason
 
 logger = logging.getLogger(__name__)
 PROBLEM_JSON = "application/problem+json"
@@ -158,6 +159,15 @@ def install_problem_handlers(app: FastAPI) -> None:
         headers = kept_for_errors(request) | retry_after(request)
         return problem(503, "Service unavailable", pool_timeout_detail(request), headers)
 
+    async def _database_unavailable(request: Request, error: Exception) -> JSONResponse:
+        # Busy or restarting: a passing state, not a fault; the same request works later.
+        reason = unavailable_reason(error)
+        if reason is None:
+            return await _unexpected(request, error)
+        logger.warning("%s %s: %s (%s)", request.method, request.url.path, reason, error)
+        headers = kept_for_errors(request) | retry_after(request)
+        return problem(503, "Service unavailable", f"{reason}; retry shortly", headers)
+
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, error: RequestValidationError) -> JSONResponse:
         detail, fields = _describe_validation(error)
@@ -175,8 +185,14 @@ def install_problem_handlers(app: FastAPI) -> None:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem(500, "Internal error", "an unexpected error occurred; see the server log")
 
+    @app.exception_handler(ConnectionError)
+    async def _unreachable(request: Request, error: ConnectionError) -> JSONResponse:
+        return await _database_unavailable(request, error)
+
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, error: DBAPIError) -> JSONResponse:
+        if unavailable_reason(error) is not None:
+            return await _database_unavailable(request, error)
         # SQLSTATE class 22 is "data exception": a value the database cannot take, such as
         # text with a NUL character (PostgreSQL stores none). That is bad input, not a fault.
         state = str(getattr(error.orig, "sqlstate", "") or "")

@@ -11,11 +11,14 @@ alone — figures in bench/intent_routing.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from agentur.assistant.softmax_regression import fit_softmax, softmax
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 NGRAMS = (1, 4)
 # Checked on BANKING77 training utterances that are no examples (`bench/intent_routing.py
@@ -37,6 +40,10 @@ class LexicalHead:
 
 
 def train_lexical(texts: list[str], labels: np.ndarray, classes: int) -> LexicalHead:
+    # Imported on first use: scikit-learn (with SciPy) is ~30% of a worker's start-up CPU, and
+    # a restarted worker behind a balancer should take requests as soon as it can.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(
         analyzer="char_wb",
         ngram_range=NGRAMS,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,5 +90,7 @@ def train_confidence(values: np.ndarray, right: np.ndarray) -> Confidence | None
         return None
     mean = values.mean(axis=0)
     scale = values.std(axis=0) + 1e-9
+    from sklearn.linear_model import LogisticRegression  # on first use, see lexical_head
+
     model = LogisticRegression(C=1.0, max_iter=1000).fit((values - mean) / scale, right)
     return Confidence(mean, scale, model.coef_[0], float(model.intercept_[0]))

@@ -98,11 +98,14 @@ async def insert_chunks(
     scope: str,
     rows: Sequence[ChunkRow],
     embedding_model: str | None,
+    create_index: bool = True,
 ) -> None:
+    """`create_index=False`: a bulk import that builds the vector index once after the rows
+    (PostgreSQL; inserting into a live HNSW index is many times slower)."""
     if not rows:
         return
     dims = next((len(r.vector) for r in rows if r.vector), None)
-    if dims:
+    if dims and (create_index or is_sqlite(session)):
         await ensure_vector_storage(session, dims)
     if not is_sqlite(session):
         await _insert_postgres(session, file_id, mandate_id, scope, rows, embedding_model)

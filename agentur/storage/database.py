@@ -11,10 +11,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from weakref import WeakValueDictionary
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -26,6 +27,7 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from agentur.config import to_async_url
 from agentur.storage.sqlite_driver import sqlean_dbapi
+from agentur.storage.unavailable import DatabaseUnreachable
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 SQLITE_POOL_SIZE = 8
@@ -44,12 +46,16 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def _prepare_sqlite_connection(connection: Any) -> None:
+def _prepare_sqlite_connection(
+    connection: Any, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS
+) -> None:
     import sqlite_vec
 
     sqlite_vec.load(connection)
     connection.execute("PRAGMA foreign_keys=ON")
-    connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    # How long a writer waits for SQLite's one write lock; then "database is locked", which
+    # the API answers with 503 and `Retry-After` (see agentur.storage.unavailable).
+    connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     # WAL lets readers proceed while one writer commits; NORMAL sync is safe under WAL.
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=NORMAL")
@@ -91,6 +97,8 @@ class PoolSizing:
     size: int | None = None  # None: derived for the backend
     max_overflow: int | None = None
     timeout_seconds: float = 5.0
+    # SQLite: how long a write waits for the database's one write lock.
+    busy_timeout_seconds: float = SQLITE_BUSY_TIMEOUT_MS / 1000
 
     def engine_options(self, url: str) -> dict[str, Any]:
         sqlite = is_sqlite(url)
@@ -114,9 +122,22 @@ def create_engine(url: str, pool: PoolSizing | None = None, **options: Any) -> A
     if is_sqlite(url):
         # A pooled connection stays open: closing the last one makes SQLite checkpoint the
         # WAL on every commit (measured ~17 ms per billed call with NullPool).
-        return create_async_engine(url, module=sqlean_dbapi(_prepare_sqlite_connection), **options)
+        busy_ms = round((pool or PoolSizing()).busy_timeout_seconds * 1000)
+        prepare = partial(_prepare_sqlite_connection, busy_timeout_ms=busy_ms)
+        return create_async_engine(url, module=sqlean_dbapi(prepare), **options)
     options.setdefault("pool_pre_ping", True)
-    return create_async_engine(url, **options)
+    engine = create_async_engine(url, **options)
+    event.listen(engine.sync_engine, "do_connect", _connect_or_unreachable)
+    return engine
+
+
+def _connect_or_unreachable(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+    """Opens a connection; a socket-level failure (refused, or the Unix socket missing while
+    the server restarts) becomes DatabaseUnreachable, which the API answers with 503."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except OSError as error:
+        raise DatabaseUnreachable(str(error)) from error
 
 
 class Database:

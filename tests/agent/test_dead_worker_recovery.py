@@ -27,7 +27,7 @@ from agentur.context import utc_now
 from agentur.runtime import Runtime
 from agentur.storage.database import Database
 from agentur.storage.models.agent import AgentRun, AgentTraceEntry
-from agentur.storage.models.ai import AiReservation
+from agentur.storage.models.ai import AiLedgerEntry, AiReservation
 from agentur.storage.models.workflows import WorkflowMessage
 from tests.agent.support import deps
 from tests.agent.test_cancel_api import HangingModel
@@ -274,3 +274,51 @@ async def test_a_worker_never_takes_its_own_runs_for_dead(
     await asyncio.sleep(0.1)  # its beating task sees no runs left and ends
     await _age(runtime.database, prepared.run_id)
     assert await recover_dead_runs(runtime.database, 60) == [prepared.run_id]
+
+
+def _billed(
+    member: Member, workflow_id: str | None, tokens: int, **fields: object
+) -> AiLedgerEntry:
+    values: dict[str, object] = {
+        "mandate_id": member.mandate_id,
+        "user_id": member.user_id,
+        "workflow_id": workflow_id,
+        "operation": "agent",
+        "model": "m",
+        "provider": "p",
+        "input_tokens": tokens,
+        "output_tokens": tokens // 10,
+        "cost_chf": tokens / 1000,
+        "usd_to_chf": 0.9,
+    }
+    return AiLedgerEntry(**(values | fields))
+
+
+async def test_a_dead_run_keeps_the_usage_its_calls_were_billed(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """Its worker kept the run's totals in memory; the ledger rows of its calls are what the
+    recovered run reports (the scale-out bench found killed runs at 0 tokens with a ledger
+    row each)."""
+    alice = await tenants.member()
+    dead = await _stored_run(runtime, alice)
+    earlier = utc_now() - timedelta(hours=2)
+    async with runtime.database.transaction() as session:
+        session.add_all(
+            [
+                _billed(alice, dead.workflow_id, 300),
+                _billed(alice, dead.workflow_id, 200),
+                _billed(alice, dead.workflow_id, 5000, created_at=earlier),  # an older run's
+                _billed(alice, dead.workflow_id, 7000, operation="embedding"),
+                _billed(alice, None, 9000),
+            ]
+        )
+    await _age(runtime.database, dead.run_id)
+
+    assert await recover_dead_runs(runtime.database, 60) == [dead.run_id]
+
+    async with runtime.database.session() as session:
+        run = await session.get(AgentRun, dead.run_id)
+    assert run is not None
+    assert (run.input_tokens, run.output_tokens) == (500, 50)
+    assert run.cost_chf == pytest.approx(0.5)

@@ -18,6 +18,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from agentur.ai.gateway_errors import ContextLengthExceededError
 from agentur.api.problems import RETRY_LATER, pool_timeout_detail, retry_after
 from agentur.errors import AgenturError
+from agentur.storage.unavailable import unavailable_reason
 
 # OpenAI's `type` per status; anything else is a server error.
 ERROR_TYPES = {
@@ -84,6 +85,8 @@ def error_response(request: Request, error: Exception) -> JSONResponse | None:
         status, message, param, code = error.status_code, error.detail, None, None
     elif isinstance(error, PoolTimeoutError):
         status, message, param, code = 503, pool_timeout_detail(request), None, None
+    elif (reason := unavailable_reason(error)) is not None:
+        status, message, param, code = 503, f"{reason}; retry shortly", None, None
     elif isinstance(error, RequestValidationError):
         first = error.errors()[0] if error.errors() else {}
         location = [str(part) for part in first.get("loc", ()) if part != "body"]
