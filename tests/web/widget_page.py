@@ -69,7 +69,8 @@ async def shop_page(
             definition = shop_definition()
             definition["faqs"][0]["url"] = RETURNS_PAGE
         definition["allowed_origins"] = [origin] if allowed is None else allowed
-        async with httpx.AsyncClient(base_url=base_url, headers=admin.headers) as api:
+        # Creating an assistant trains its router (seconds on a loaded 2-core machine).
+        async with httpx.AsyncClient(base_url=base_url, headers=admin.headers, timeout=60) as api:
             created = await api.post("/v1/assistants", json=definition)
             assert created.status_code == 201, created.text
             assistant_id = created.json()["id"]
