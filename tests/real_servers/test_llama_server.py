@@ -15,7 +15,8 @@ import pytest
 from agentur.agent.tool_round import tool_definition
 from agentur.tools.registry import ToolRegistry
 from agentur.tools.toolboxes import ToolboxEnvironment, ToolboxState, request_toolbox_tool
-from bench.real_model import agent, file_text, running_bench, visitor_tasks
+from bench.real_model_harness import running_bench
+from bench.real_model_tasks import agent, file_text, visitor_tasks
 from tests.real_servers.llama_server import CONTEXT_TOKENS
 
 pytestmark = pytest.mark.slow
