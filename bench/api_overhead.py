@@ -1,4 +1,4 @@
-"""API and CLI overhead (issue 9 item 5). Prints figures, asserts nothing.
+"""API and CLI overhead. Prints figures, asserts nothing.
 
     python bench/api_overhead.py [--serial 2000] [--concurrency 200] [--requests 4000]
 

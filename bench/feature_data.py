@@ -1,4 +1,4 @@
-"""Feature-data bench (issue 16). Prints figures, asserts nothing.
+"""Feature-data bench. Prints figures, asserts nothing.
 
     python bench/feature_data.py [--backends sqlite,postgresql] [--bookings 25000]
 

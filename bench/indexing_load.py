@@ -1,4 +1,4 @@
-"""API latency while a large document indexes (issue 9 item 2). Prints figures, asserts nothing.
+"""API latency while a large document indexes. Prints figures, asserts nothing.
 
     python bench/indexing_load.py [--backend sqlite|postgresql] [--samples 500] [--mb 1.4]
 

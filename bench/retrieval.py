@@ -1,4 +1,4 @@
-"""Knowledge-store retrieval bench (issues 5 and 9). Prints figures, asserts nothing.
+"""Knowledge-store retrieval bench. Prints figures, asserts nothing.
 
     python bench/retrieval.py [--backends sqlite,postgresql] [--skip-quality]
         [--skip-throughput] [--skip-load] [--no-cache] [--search-args "..."]

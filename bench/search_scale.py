@@ -1,4 +1,4 @@
-"""Search latency at 10k and 100k chunks on SQLite and PostgreSQL (issue 9 item 4).
+"""Search latency at 10k and 100k chunks on SQLite and PostgreSQL.
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
                                  [--samples 1000] [--dims 384] [--data-dir DIR [--measure-kept]]

@@ -1,4 +1,4 @@
-"""What a web app request pays for its session cookie (issue 18). Prints figures, asserts nothing.
+"""What a web app request pays for its session cookie. Prints figures, asserts nothing.
 
     python bench/session_auth.py [--requests 2000] [--keys 1]
 

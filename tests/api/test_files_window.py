@@ -1,4 +1,4 @@
-"""Windowed content reads (A11) over multi-byte UTF-8: offsets count characters, never bytes."""
+"""Windowed content reads over multi-byte UTF-8: offsets count characters, never bytes."""
 
 from __future__ import annotations
 

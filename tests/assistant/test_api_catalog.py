@@ -1,4 +1,4 @@
-"""API catalog (S7): every URL is validated before traffic leaves; attacks never reach the
+"""API catalog: every URL is validated before traffic leaves; attacks never reach the
 server; credentials are injected server-side and never show up in results or events."""
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ async def test_search_knowledge_runs_a_bounded_tool_loop_with_citations() -> Non
         ("read_source_window", "started"),
         ("read_source_window", "finished"),
     ]
-    # The tool result the model saw is the window with its total length (A11).
+    # The tool result the model saw is the window with its total length.
     window = provider.received[3].messages[-1].content
     assert f'"total_length": {len(DOCUMENT)}' in window
 

@@ -1,4 +1,4 @@
-"""Grounded visitor answers (issue 12) and citations from the answer (issue 11): facts come
+"""Grounded visitor answers and citations from the answer: facts come
 from FAQs or documents with sources, never from `basic_reply`, even when the model misroutes
 or cannot call tools."""
 

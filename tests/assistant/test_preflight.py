@@ -1,4 +1,4 @@
-"""Pre-flight (S5): off by default, shadow logs without acting, routing acts above thresholds,
+"""Pre-flight: off by default, shadow logs without acting, routing acts above thresholds,
 and below them the visitor sees a fixed sentence that never names a flow."""
 
 from __future__ import annotations

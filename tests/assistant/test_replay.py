@@ -1,4 +1,4 @@
-"""Replay (S6): decisions are stored, compared with the previous replay and the labels; a
+"""Replay: decisions are stored, compared with the previous replay and the labels; a
 changed decision exits non-zero and raises an alert (log always, webhook when configured)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The turn's language: lingua's margin decides, short ambiguous messages keep the language the
-conversation already has (issue 12, item 9)."""
+conversation already has."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OCR (K2): a scanned German PDF — text rendered to an image, the image made a PDF, no text
+"""OCR: a scanned German PDF — text rendered to an image, the image made a PDF, no text
 layer — and a PNG photo become searchable text; hits carry their page for citations."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Each sandbox limit, proven by a real attempt to break it (T8). Needs bubblewrap and working
+"""Each sandbox limit, proven by a real attempt to break it. Needs bubblewrap and working
 namespaces on the host; `.ci/run` installs bubblewrap."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The typed action catalog (A10): generated tools match their functions' signatures, every
+"""The typed action catalog: generated tools match their functions' signatures, every
 action tool's schema matches the committed snapshot (the drift test: it fails on any change
 until the snapshot is regenerated on purpose), tools are flagged as action tools, and they
 change data when a scripted model runs them."""

@@ -1,4 +1,4 @@
-"""The argument schema a model is shown (issue 12: compact tool definitions): what a model
+"""The argument schema a model is shown (compact tool definitions): what a model
 needs to form a call survives, what only costs tokens does not."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# axe-core impacts that fail a screen (issue 18: "no serious violations")
+# axe-core impacts that fail a screen: "no serious violations"
 FAILING_IMPACTS = {"serious", "critical"}
 
 

@@ -1,4 +1,4 @@
-"""Keyboard-only use of the workspace app (issue 18, WCAG 2.1 2.1.1, 2.4.1, 2.4.3, 2.4.7):
+"""Keyboard-only use of the workspace app (WCAG 2.1 2.1.1, 2.4.1, 2.4.3, 2.4.7):
 sign in without a mouse, the tab order of the shell, the skip link, focus moved to the new
 screen after navigation, and a visible focus ring on whatever the keyboard reaches."""
 

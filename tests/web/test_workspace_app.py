@@ -1,4 +1,4 @@
-"""The workspace app in a real browser (issue 18): sign in with an API key, folders, upload a
+"""The workspace app in a real browser: sign in with an API key, folders, upload a
 file and see it indexed, tags, preview, knowledge search with marked passages and a link to
 the section, usage, switching mandates, signing out. Every screen: a screenshot for the
 reviewer and no serious axe-core violation."""

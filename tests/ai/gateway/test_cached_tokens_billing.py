@@ -1,5 +1,5 @@
 """Cached input tokens from every provider's usage reach the ledger and are billed at the cached
-price (issue 12): OpenAI `prompt_tokens_details.cached_tokens`, Anthropic
+price: OpenAI `prompt_tokens_details.cached_tokens`, Anthropic
 `cache_read_input_tokens` / `cache_creation_input_tokens`, Gemini `cachedContentTokenCount`."""
 
 from __future__ import annotations

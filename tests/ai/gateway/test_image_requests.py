@@ -1,4 +1,4 @@
-"""Images through the gateway (G3): routed to vision models only, scaled to the limits,
+"""Images through the gateway: routed to vision models only, scaled to the limits,
 never sent under neutralization policy `block`."""
 
 from __future__ import annotations

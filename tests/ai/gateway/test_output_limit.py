@@ -1,4 +1,4 @@
-"""Every call carries an output limit (issue 12), under the name each wire format uses: the
+"""Every call carries an output limit, under the name each wire format uses: the
 model's own (catalog or `AGENTUR_OPENAI_COMPATIBLE_MAX_OUTPUT_TOKENS`), lowered by the caller
 (e.g. the agent's budget) and by what the context window leaves after the prompt."""
 

@@ -1,4 +1,4 @@
-"""Timeouts through the whole gateway against a local OpenAI-compatible wire server (issue 12):
+"""Timeouts through the whole gateway against a local OpenAI-compatible wire server:
 each phase has its own limit and says which one fired, and a server that got the prompt but
 sent nothing in time never gets it again (no retry, no other model on the same server). And a
 refused connection, named as such in the caller's error."""

@@ -1,4 +1,4 @@
-"""Failures below HTTP name their kind (issue 12): DNS, TLS, connect timeout — each with
+"""Failures below HTTP name their kind: DNS, TLS, connect timeout — each with
 provider, model and host, each retryable (nothing reached the server)."""
 
 from __future__ import annotations

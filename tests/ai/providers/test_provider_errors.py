@@ -1,4 +1,4 @@
-"""Failures on the wire become `ProviderError` with the right `retryable` and wait (G6).
+"""Failures on the wire become `ProviderError` with the right `retryable` and wait.
 
 Every vendor adapter against its local server: 429 with Retry-After, 5xx, other 4xx, slow
 replies (timeouts), streams cut mid-way or ending without their terminal event.
