@@ -17,7 +17,7 @@ from packaging.version import Version
 
 ROOT = Path(__file__).parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-LOCKS = {"app": (ROOT / "requirements" / "app.txt"), "test": (ROOT / "requirements" / "test.txt")}
+LOCKS = {name: ROOT / "requirements" / f"{name}.txt" for name in ("app", "test", "bench")}
 # `name==version [; marker] \` opens an entry; its `--hash=` lines follow.
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
@@ -38,19 +38,19 @@ def unhashed(lock_text: str) -> list[str]:
     return [entry.split()[0] for entry in entries if PIN.match(entry) and "--hash=" not in entry]
 
 
-def direct_requirements(pyproject: dict[str, Any], extra: str | None) -> list[Requirement]:
-    """The project's dependencies, the build backend, and with `extra` its requirements, the
-    project's own extras it names (`agentur[postgres,…]`) expanded."""
+def direct_requirements(pyproject: dict[str, Any], extras: tuple[str, ...]) -> list[Requirement]:
+    """The project's dependencies, the build backend, and the requirements of `extras`, the
+    project's own extras they name (`agentur[postgres,…]`) expanded."""
     name = canonicalize_name(pyproject["project"]["name"])
-    extras = pyproject["project"].get("optional-dependencies", {})
+    declared = pyproject["project"].get("optional-dependencies", {})
     wanted = [*pyproject["project"]["dependencies"], *pyproject["build-system"]["requires"]]
-    pending, seen = [extra] if extra else [], set()
+    pending, seen = list(extras), set()
     while pending:
         current = pending.pop()
         if current in seen:
             continue
         seen.add(current)
-        for text in extras[current]:
+        for text in declared[current]:
             requirement = Requirement(text)
             if canonicalize_name(requirement.name) == name:
                 pending.extend(requirement.extras)
@@ -59,10 +59,10 @@ def direct_requirements(pyproject: dict[str, Any], extra: str | None) -> list[Re
     return [Requirement(text) for text in wanted]
 
 
-def disagreements(pyproject: dict[str, Any], extra: str | None, lock_text: str) -> list[str]:
+def disagreements(pyproject: dict[str, Any], extras: tuple[str, ...], lock_text: str) -> list[str]:
     locked = pins(lock_text)
     problems = []
-    for requirement in direct_requirements(pyproject, extra):
+    for requirement in direct_requirements(pyproject, extras):
         versions = locked.get(canonicalize_name(requirement.name))
         if not versions:
             problems.append(f"{requirement} is not in the lock")
@@ -73,16 +73,25 @@ def disagreements(pyproject: dict[str, Any], extra: str | None, lock_text: str) 
     return problems
 
 
-@pytest.mark.parametrize(("lock", "extra"), [("app", None), ("test", "test")])
-def test_lock_has_every_direct_dependency_in_range_with_hashes(lock: str, extra: str | None):
+@pytest.mark.parametrize(
+    ("lock", "extras"), [("app", ()), ("test", ("test",)), ("bench", ("test", "bench", "minilm"))]
+)
+def test_lock_has_every_direct_dependency_in_range_with_hashes(lock: str, extras: tuple[str, ...]):
     text = LOCKS[lock].read_text()
-    assert disagreements(PYPROJECT, extra, text) == [], "run scripts/lock"
+    assert disagreements(PYPROJECT, extras, text) == [], "run scripts/lock"
     assert unhashed(text) == []
 
 
-def test_app_lock_pins_what_the_test_lock_pins() -> None:
-    app, test = (pins(LOCKS[name].read_text()) for name in ("app", "test"))
-    assert {name: versions for name, versions in app.items() if test.get(name) != versions} == {}
+@pytest.mark.parametrize("lock", ["app", "bench"])
+def test_other_locks_pin_what_the_test_lock_pins(lock: str) -> None:
+    other, test = (pins(LOCKS[name].read_text()) for name in (lock, "test"))
+    assert {
+        name: versions for name, versions in other.items() if test.get(name, versions) != versions
+    } == {}
+    if lock == "app":  # the application alone: a subset of what the suite runs on
+        assert set(other) <= set(test)
+    else:  # everything the suite runs on, plus the bench extras
+        assert set(test) <= set(other)
 
 
 def test_a_new_or_narrowed_dependency_is_reported() -> None:
@@ -95,9 +104,9 @@ def test_a_new_or_narrowed_dependency_is_reported() -> None:
     changed["project"]["dependencies"].append("fastapi<0.1")
     changed["project"]["optional-dependencies"]["sandbox"].append("polars>=1")
     text = LOCKS["test"].read_text()
-    problems = disagreements(changed, "test", text)
+    problems = disagreements(changed, ("test",), text)
     assert problems[0] == "left-pad-nowhere>=1 is not in the lock"
     assert problems[1].startswith("fastapi<0.1 is locked at ")
     assert problems[2:] == ["polars>=1 is not in the lock"]  # reached through agentur[sandbox]
-    assert disagreements(changed, None, LOCKS["app"].read_text())[:2] == problems[:2]
+    assert disagreements(changed, (), LOCKS["app"].read_text())[:2] == problems[:2]
     assert unhashed("fastapi==0.1 \\\n    # via x\n") == ["fastapi==0.1"]
