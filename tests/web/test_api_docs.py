@@ -16,7 +16,7 @@ METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 
 
 async def operation_count(base_url: str) -> int:
-    async with httpx.AsyncClient(base_url=base_url) as client:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         document = (await client.get("/openapi.json")).json()
     return sum(len(METHODS & set(item)) for item in document["paths"].values())
 

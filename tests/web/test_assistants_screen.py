@@ -176,7 +176,7 @@ async def test_create_list_edit_and_decisions(
     assert key
     snippet = await page.locator(".embed-snippet").text_content()
     assert f'data-assistant="{created["id"]}" data-key="{key}"' in (snippet or "")
-    async with httpx.AsyncClient(base_url=base_url) as client:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         conversation = await client.post(
             f"/v1/assistants/{created['id']}/conversations",
             headers={"Authorization": f"Bearer {key}"},
@@ -225,7 +225,7 @@ async def test_an_edit_keeps_what_the_form_does_not_change_and_delete_asks_first
             "result_path": "order.status",
         },
     )
-    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as client:
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers, timeout=60) as client:
         created = await client.post("/v1/assistants", json=definition)
     assert created.status_code == 201, created.text
     before = created.json()

@@ -24,7 +24,7 @@ TALL = {"width": 1280, "height": 1600}
 async def _seed(base_url: str, member: Member) -> dict[str, Any]:
     """Folders Offerten, Offerten/Erledigt, Archiv and Archiv/2025; five text files in
     Offerten."""
-    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as api:
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers, timeout=60) as api:
         offers = (await api.post("/v1/folders", json={"name": "Offerten"})).json()
         archive = (await api.post("/v1/folders", json={"name": "Archiv"})).json()
         older = await api.post("/v1/folders", json={"name": "2025", "parent_id": archive["id"]})

@@ -25,7 +25,8 @@ LONG_NAME = "Offerte-Gartenpflege-Heckenschnitt-und-Rasenmaehen-Fruehling-2026-f
 
 async def _seed(base_url: str, member: Member) -> None:
     """A folder with files (one with a long name and many tags), indexed, and an assistant."""
-    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as api:
+    # 60 s, not httpx's 5: creating the assistant trains its router, slow on a busy machine
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers, timeout=60) as api:
         folder = (await api.post("/v1/folders", json={"name": "Offerten"})).json()
         ids = []
         for name in (LONG_NAME, "notiz.txt"):

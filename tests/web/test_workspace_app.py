@@ -230,7 +230,7 @@ async def test_index_status_shows_progress_while_a_file_is_indexed(
 ) -> None:
     """No worker runs here: the test sets the index state the worker would write."""
     alice = await tenants.member("Gartenbau Muster")
-    async with httpx.AsyncClient(base_url=base_url, headers=alice.headers) as client:
+    async with httpx.AsyncClient(base_url=base_url, headers=alice.headers, timeout=60) as client:
         uploaded = await client.post("/v1/files", files={"file": ("lang.txt", b"Text")})
     assert uploaded.status_code == 201, uploaded.text
     file_id = uploaded.json()["id"]

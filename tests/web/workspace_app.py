@@ -27,7 +27,7 @@ async def sign_in(page: Page, key: str) -> None:
 
 
 async def api_get(base_url: str, member: Member, path: str) -> Any:
-    async with httpx.AsyncClient(base_url=base_url, headers=member.headers) as client:
+    async with httpx.AsyncClient(base_url=base_url, headers=member.headers, timeout=60) as client:
         response = await client.get(path)
         assert response.status_code == 200, response.text
         return response.json()

@@ -4,9 +4,10 @@ limit — each call's worst case is held before it runs, and released when it fa
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from agentur.ai.gateway_errors import BudgetExceededError, ProviderUnavailableError
 from agentur.ai.messages import AiRequest, AiResponse
@@ -88,11 +89,16 @@ async def test_a_failed_call_releases_its_hold(gateway, tenants, configure_manda
 
 async def test_a_hold_left_by_a_dead_worker_expires(gateway, tenants, configure_mandate, runtime):
     member = await tenants.member()
-    ai = gateway(_provider(), billing_reservation_seconds=0.2)
+    ai = gateway(_provider(), billing_reservation_seconds=60)
     await configure_mandate(member.mandate_id, balance_chf=1.5 * COST_CHF)
     # A worker that reserved and died: its hold blocks the budget until it expires.
     await ai.store.reserve(member.mandate_id, COST_CHF, "paid:m", utc_now())
     with pytest.raises(BudgetExceededError, match="held by calls in progress"):
         await ai.call(ask("hi"), member.context)
-    await asyncio.sleep(0.25)
+    # Its expiry passes (moved instead of waited for, so a slow machine cannot expire it early).
+    async with runtime.database.session() as session:
+        await session.execute(
+            update(AiReservation).values(expires_at=utc_now() - timedelta(seconds=1))
+        )
+        await session.commit()
     assert isinstance(await ai.call(ask("hi"), member.context), AiResponse)
