@@ -44,14 +44,13 @@ class Runtime(RuntimeParts):
         round-memory and workflow-memory hooks."""
         # Imported here: commands that never run the agent (e.g. `agentur --help`) skip them.
         from agentur.agent.dependencies import AgentDependencies
-        from agentur.agent.settings import AgentSettings
         from agentur.knowledge.hooks import (
             KnowledgeRag,
             KnowledgeRoundMemory,
             KnowledgeWorkflowMemory,
         )
 
-        settings = settings or AgentSettings()
+        settings = settings or self.all_settings.agent
         return AgentDependencies(
             ai=self.ai,
             runtime=self,

@@ -29,6 +29,7 @@ from agentur.ai.messages import AiRequest, StreamEvent, ToolCall
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.config import Settings
 from agentur.context import RequestContext, Role
 from agentur.runtime import Runtime
@@ -85,7 +86,7 @@ class RoundsModel(ScriptedProvider):
 
 def our_deps(provider: ScriptedProvider, runtime: Runtime | None) -> AgentDependencies:
     return AgentDependencies(
-        ai=AiService([provider]),
+        ai=AiService([provider], settings=AiSettings()),
         runtime=runtime,
         settings=AgentSettings(),
         registry=ToolRegistry([LOOKUP]),

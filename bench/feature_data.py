@@ -47,6 +47,7 @@ from agentur.agent.run_agent import run_agent  # noqa: E402
 from agentur.ai.messages import AiRequest, Role  # noqa: E402
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn  # noqa: E402
 from agentur.ai.service import AiService  # noqa: E402
+from agentur.ai.settings import AiSettings  # noqa: E402
 from agentur.config import Settings  # noqa: E402
 from agentur.context import RequestContext  # noqa: E402
 from agentur.context import Role as UserRole  # noqa: E402
@@ -231,7 +232,12 @@ async def ask_all(runtime: Runtime, context: RequestContext, instance_id: str, q
     exact = 0
     for question in qs:
         provider = ScriptedProvider(script(instance_id, question))
-        deps = AgentDependencies(ai=AiService([provider]), runtime=runtime, usd_to_chf=1.0)
+        deps = AgentDependencies(
+            ai=AiService([provider], settings=AiSettings()),
+            settings=runtime.all_settings.agent,
+            runtime=runtime,
+            usd_to_chf=1.0,
+        )
         result = await run_agent(
             question.text, AgentConfig(initial_toolboxes=["trustee"]), context, deps
         )

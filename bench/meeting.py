@@ -36,6 +36,7 @@ from agentur.accounts.api_keys import issue_api_key  # noqa: E402
 from agentur.ai.model_spec import Capability, ModelSpec  # noqa: E402
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider  # noqa: E402
 from agentur.ai.service import AiService  # noqa: E402
+from agentur.ai.settings import AiSettings  # noqa: E402
 from agentur.api.app import create_app  # noqa: E402
 from agentur.config import Settings  # noqa: E402
 from agentur.context import Role  # noqa: E402
@@ -96,7 +97,7 @@ async def run(args: argparse.Namespace) -> None:
             output_price_usd_per_mtok=OUTPUT_USD,
         )
         provider = OpenAICompatibleProvider(base_url=server.base_url, models=[model])
-        runtime.ai = AiService([provider])
+        runtime.ai = AiService([provider], settings=AiSettings())
         async with runtime.database.transaction() as session:
             mandate = await directory.create_mandate(session, "bench")
             user = await directory.create_user(session, "bench@bench.test")

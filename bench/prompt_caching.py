@@ -47,6 +47,7 @@ from agentur.ai.providers.google import GoogleProvider  # noqa: E402
 from agentur.ai.providers.openai import OpenAIProvider  # noqa: E402
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn  # noqa: E402
 from agentur.ai.service import AiService  # noqa: E402
+from agentur.ai.settings import AiSettings  # noqa: E402
 from agentur.context import RequestContext, Role  # noqa: E402
 from agentur.tools.registry import ToolRegistry  # noqa: E402
 from agentur.tools.tool import Tool, ToolContext  # noqa: E402
@@ -236,7 +237,7 @@ async def scripted_run(rounds: int) -> None:
         ScriptedTurn.calls(call) if call else ScriptedTurn(text="Done.") for call in calls(rounds)
     ]
     provider = ScriptedProvider(script, model_specs=[spec], prefix_cache=True)
-    ai = RecordingAi([provider])
+    ai = RecordingAi([provider], settings=AiSettings())
     await run(ai, rounds)
     table("scripted provider", reference, [r.usage for r in ai.responses])
 
@@ -285,7 +286,8 @@ async def wire_run(wire: str, rounds: int, count: Callable[[str], int]) -> None:
     cache = PromptCache(wire, count)
     with WireServer(wire, base_path) as server:
         server.default_reply = cached_reply(wire, cache, calls(rounds))
-        ai = RecordingAi([adapter(api_key="bench", base_url=server.base_url, models=[spec])])
+        adapted = adapter(api_key="bench", base_url=server.base_url, models=[spec])
+        ai = RecordingAi([adapted], settings=AiSettings())
         try:
             await run(ai, rounds)
         finally:

@@ -49,6 +49,7 @@ from agentur.ai.providers.local_embedding import (  # noqa: E402
     embed_marked,
 )
 from agentur.ai.service import AiService  # noqa: E402
+from agentur.ai.settings import AiSettings  # noqa: E402
 from agentur.config import Settings  # noqa: E402
 from agentur.context import RequestContext, Role  # noqa: E402
 from agentur.cpu_pool import run_in_pool  # noqa: E402
@@ -56,6 +57,7 @@ from agentur.knowledge.lexical import detect_language  # noqa: E402
 from agentur.knowledge.settings import KnowledgeSettings  # noqa: E402
 from agentur.knowledge.store import KnowledgeStore  # noqa: E402
 from agentur.runtime import Runtime  # noqa: E402
+from agentur.settings import AllSettings  # noqa: E402
 from agentur.storage.blob_store import BlobStore  # noqa: E402
 from agentur.storage.database import Database  # noqa: E402
 from agentur.storage.models import File, Mandate, Membership, User  # noqa: E402
@@ -109,9 +111,9 @@ def load_set() -> tuple[list[dict], list[dict], dict[str, str]]:
 async def make_runtime(url: str, data_dir: Path, ai: AiService) -> Runtime:
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     settings = Settings(data_dir=data_dir, database_url=url)
-    runtime = Runtime(
-        settings, Database(settings.resolved_database_url), BlobStore(settings.blob_dir), ai
-    )
+    database = Database(settings.resolved_database_url)
+    all_settings = AllSettings.from_environment(settings)
+    runtime = Runtime(settings, database, BlobStore(settings.blob_dir), ai, all_settings)
     await runtime.migrate()
     return runtime
 
@@ -166,7 +168,7 @@ def metrics(rankings: list[list[str]], gold: list[str]) -> tuple[float, float]:
 
 
 async def quality(url: str, work: Path, provider: CachedProvider, docs, queries, qrels) -> None:
-    runtime = await make_runtime(url, work, AiService([provider]))
+    runtime = await make_runtime(url, work, AiService([provider], settings=AiSettings()))
     store = KnowledgeStore(runtime, SETTINGS)
     context = await make_tenant(runtime)
     file_ids = await upload_docs(runtime, context, docs)
@@ -209,7 +211,7 @@ async def throughput(work: Path, label: str, docs: list[dict]) -> None:
     provider = LocalEmbeddingProvider(MODEL)
     nice = SETTINGS.knowledge_index_nice
     runtime = await make_runtime(
-        f"sqlite+aiosqlite:///{work / 'tp.db'}", work, AiService([provider])
+        f"sqlite+aiosqlite:///{work / 'tp.db'}", work, AiService([provider], settings=AiSettings())
     )
     store = KnowledgeStore(runtime, SETTINGS)
     context = await make_tenant(runtime)

@@ -57,6 +57,7 @@ from static_embedding_table import E5Tokenizer, embed_with_table, read_vocabular
 from agentur.ai.model_spec import Capability, ModelSpec  # noqa: E402
 from agentur.ai.providers.local_embedding import LocalEmbeddingProvider  # noqa: E402
 from agentur.ai.service import AiService  # noqa: E402
+from agentur.ai.settings import AiSettings  # noqa: E402
 from agentur.knowledge.store import KnowledgeStore  # noqa: E402
 
 BANKING = Path("/work/shared/data/banking77/test.csv")
@@ -165,7 +166,7 @@ def speed(tokenizer: E5Tokenizer, table: np.ndarray, docs: list[dict]) -> None:
 async def evaluate(url, work, provider, docs, qrels, splits) -> dict[str, float]:
     """Index every passage through the store; print each leg's figures per question split.
     Returns hybrid MRR@10 per split."""
-    runtime = await make_runtime(url, work, AiService([provider]))
+    runtime = await make_runtime(url, work, AiService([provider], settings=AiSettings()))
     store = KnowledgeStore(runtime, SETTINGS)
     context = await make_tenant(runtime)
     file_ids = await upload_docs(runtime, context, docs)

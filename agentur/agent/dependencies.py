@@ -3,7 +3,7 @@ what it hands back."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -31,9 +31,9 @@ class RunStatus(StrEnum):
 @dataclass
 class AgentDependencies:
     ai: AiService
+    settings: AgentSettings
     # Storage for tools, workflows and the trace; None runs fully in memory (benches).
     runtime: RuntimeParts | None = None
-    settings: AgentSettings = field(default_factory=AgentSettings)
     registry: ToolRegistry | None = None  # None: every discovered tool
     rag: RagContextBuilder | None = None
     round_memory: RoundMemoryStore | None = None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agentur.ai.attempt_failures import Failures
 from agentur.ai.billing.pricing import estimate_tokens
 from agentur.ai.messages import AiRequest, CallOptions, Message, Usage
+from agentur.ai.model_kinds import embed_model
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.retry import call_with_retries
@@ -61,7 +62,7 @@ async def embed_texts(
         with gateway_call(spec.provider, spec.name, OperationType.embedding) as observed:
             try:
                 vectors, tokens = await call_with_retries(
-                    lambda: provider.embed(spec, sent_texts),
+                    lambda: embed_model(provider, spec, sent_texts),
                     service.retry_policy,
                     provider=spec.provider,
                     sleep=service.sleep,

@@ -1,4 +1,5 @@
-"""Known models per provider: capabilities, context window, max output, and a quality/speed
+"""The hosted vendors (each adapter module declares its adapter and settings as `VENDOR`) and
+the models each is known to offer: capabilities, context window, max output, and a quality/speed
 rank for the selector. Token prices come from the `genai-prices` table (offline snapshot
 shipped in the package), prices per request from `REQUEST_PRICES_USD` below, each unless
 overridden by `AGENTUR_MODEL_PRICES`."""
@@ -9,6 +10,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentur.ai.model_spec import Capability, ModelSpec
+from agentur.ai.providers import anthropic, google, mistral, openai, perplexity, tavily
+from agentur.ai.providers.vendor import Vendor
 from agentur.ai.settings import PriceOverride
 
 STT, TTS, IMG = Capability.speech_to_text, Capability.text_to_speech, Capability.image_generation
@@ -45,8 +48,9 @@ def _embedding(name: str, dimensions: int, ctx: int = 8_191) -> CatalogEntry:
     return CatalogEntry(name, frozenset({E}), ctx, 0, 5, 9, dimensions)
 
 
-CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
-    "openai": (
+# The one list of hosted vendors, with their known models.
+CATALOG: dict[Vendor, tuple[CatalogEntry, ...]] = {
+    openai.VENDOR: (
         _chat("gpt-5", REASONING, 400_000, 128_000, 10, 4),
         _chat("gpt-5-mini", REASONING, 400_000, 128_000, 8, 7),
         _chat("gpt-4.1", CHAT_VISION, 1_047_576, 32_768, 8, 6),
@@ -62,32 +66,34 @@ CATALOG: dict[str, tuple[CatalogEntry, ...]] = {
         CatalogEntry("gpt-image-1", frozenset({IMG}), 32_000, 6_240, 9, 4),
         CatalogEntry("gpt-image-1-mini", frozenset({IMG}), 32_000, 6_240, 7, 7),
     ),
-    "anthropic": (
+    anthropic.VENDOR: (
         _chat("claude-sonnet-4-5", REASONING, 200_000, 64_000, 10, 5),
         _chat("claude-haiku-4-5", CHAT_VISION, 200_000, 64_000, 7, 8),
         _chat("claude-opus-4-1", REASONING, 200_000, 32_000, 10, 3),
     ),
-    "google": (
+    google.VENDOR: (
         _chat("gemini-2.5-pro", REASONING, 1_048_576, 65_536, 9, 5),
         _chat("gemini-2.5-flash", REASONING, 1_048_576, 65_536, 7, 8),
         _embedding("gemini-embedding-001", 3072, 2_048),
     ),
-    "mistral": (
+    mistral.VENDOR: (
         _chat("mistral-large-latest", CHAT, 128_000, 16_384, 7, 6),
         _chat("mistral-small-latest", CHAT_VISION, 128_000, 16_384, 5, 8),
         _embedding("mistral-embed", 1024),
     ),
-    "perplexity": (
+    perplexity.VENDOR: (
         _chat("sonar", frozenset({S, W}), 127_072, 8_000, 6, 7),
         _chat("sonar-pro", frozenset({S, W}), 200_000, 8_000, 8, 5),
     ),
-    "tavily": (
+    tavily.VENDOR: (
         CatalogEntry("search", frozenset({W}), 32_000, 8_000, 6, 8),
         # deeper extraction, twice the price; as good an engine, so never chosen over basic
         # unless asked for by name (`model`, AGENTUR_DEFAULT_MODEL)
         CatalogEntry("search-advanced", frozenset({W}), 32_000, 8_000, 6, 5),
     ),
 }
+VENDORS: tuple[Vendor, ...] = tuple(CATALOG)
+_ENTRIES = {vendor.name: entries for vendor, entries in CATALOG.items()}
 # Prices per call in USD of services that bill per request, from the vendors' public price
 # pages as read on 2026-12-02:
 # - Tavily bills API credits, 1 per basic and 2 per advanced search, at $0.008 per credit
@@ -110,7 +116,7 @@ UNKNOWN_SPEED = 5
 
 
 def catalog_entry(provider: str, name: str) -> CatalogEntry | None:
-    for entry in CATALOG.get(provider, ()):
+    for entry in _ENTRIES.get(provider, ()):
         if entry.name == name:
             return entry
     return None
@@ -201,5 +207,5 @@ def catalog_specs(provider: str) -> list[ModelSpec]:
             max_output_tokens=entry.max_output_tokens,
             embedding_dimensions=entry.embedding_dimensions,
         )
-        for entry in CATALOG.get(provider, ())
+        for entry in _ENTRIES.get(provider, ())
     ]

@@ -1,22 +1,22 @@
-"""Builds the active providers from `AiSettings`: a provider is active iff it is configured.
+"""Builds the active providers from `AiSettings` and the vendors' settings: a provider is
+active iff it is configured.
 
-Vendor adapters get the catalog's models; an OpenAI-compatible server gets the names from
-`AGENTUR_OPENAI_COMPATIBLE_MODELS`, or asks the server (`GET /models`) when that is empty.
-Adapters are imported lazily, so an installation only loads what it uses. The scripted
-provider is only active when `AGENTUR_SCRIPTED=1`."""
+Vendor adapters (`model_catalog.VENDORS`) get the catalog's models; an OpenAI-compatible server
+gets the names from `AGENTUR_OPENAI_COMPATIBLE_MODELS`, or asks the server (`GET /models`) when
+that is empty. The scripted provider is only active when `AGENTUR_SCRIPTED=1`."""
 
 from __future__ import annotations
 
-import importlib
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import httpx
 
-from agentur.ai.model_catalog import catalog_specs
+from agentur.ai.model_catalog import VENDORS, catalog_specs
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ModelProvider
 from agentur.ai.providers.http_transport import Timeouts
+from agentur.ai.providers.vendor import VendorSettings
 from agentur.ai.settings import AiSettings
 
 logger = logging.getLogger(__name__)
@@ -24,33 +24,8 @@ logger = logging.getLogger(__name__)
 DISCOVERY_TIMEOUT_SECONDS = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class Vendor:
-    name: str  # provider name and settings prefix
-    module: str
-    class_name: str
-
-
-# The one list of vendors with a hosted API (their keys: `AiSettings.vendor_access`).
-VENDORS = (
-    Vendor("openai", "agentur.ai.providers.openai", "OpenAIProvider"),
-    Vendor("anthropic", "agentur.ai.providers.anthropic", "AnthropicProvider"),
-    Vendor("google", "agentur.ai.providers.google", "GoogleProvider"),
-    Vendor("mistral", "agentur.ai.providers.mistral", "MistralProvider"),
-    Vendor("perplexity", "agentur.ai.providers.perplexity", "PerplexityProvider"),
-    Vendor("tavily", "agentur.ai.providers.tavily", "TavilyProvider"),
-)
-OPENAI_COMPATIBLE = Vendor(
-    "openai_compatible", "agentur.ai.providers.openai_compatible", "OpenAICompatibleProvider"
-)
-
-
-def _adapter_class(vendor: Vendor) -> type | None:
-    try:
-        return getattr(importlib.import_module(vendor.module), vendor.class_name)
-    except (ImportError, AttributeError):
-        logger.warning("provider %s is configured but its adapter is not installed", vendor.name)
-        return None
+# The OpenAI-compatible server is configured in `AiSettings` (it has more than a key and URL).
+OPENAI_COMPATIBLE = "openai_compatible"
 
 
 def _guess_capabilities(name: str) -> frozenset[Capability]:
@@ -62,7 +37,7 @@ def _guess_capabilities(name: str) -> frozenset[Capability]:
 def openai_compatible_specs(settings: AiSettings, names: list[str]) -> list[ModelSpec]:
     return [
         ModelSpec(
-            provider=OPENAI_COMPATIBLE.name,
+            provider=OPENAI_COMPATIBLE,
             name=name,
             capabilities=_guess_capabilities(name),
             context_window=settings.openai_compatible_context_window,
@@ -105,31 +80,35 @@ def provider_timeouts(settings: AiSettings, local_server: bool = False) -> Timeo
     return Timeouts(settings.connect_timeout_seconds, first_token, idle, request, prefix)
 
 
-def build_providers(settings: AiSettings) -> list[ModelProvider]:
+def build_providers(
+    settings: AiSettings, vendors: Mapping[str, VendorSettings] | None = None
+) -> list[ModelProvider]:
+    """The configured providers: each hosted vendor whose key `vendors` (its settings by
+    vendor name) holds, the OpenAI-compatible server, the on-device embedder, the scripted."""
     providers: list[ModelProvider] = []
     timeouts = provider_timeouts(settings)
     for vendor in VENDORS:
-        api_key, base_url = settings.vendor_access()[vendor.name]
-        if not api_key:
+        vendor_settings = (vendors or {}).get(vendor.name)
+        access = vendor_settings.access() if vendor_settings else None
+        if access is None or not access.api_key:
             continue
-        adapter = _adapter_class(vendor)
-        if adapter is not None:
-            providers.append(
-                adapter(
-                    models=catalog_specs(vendor.name),
-                    api_key=api_key,
-                    base_url=base_url,
-                    timeouts=timeouts,
-                )
+        providers.append(
+            vendor.adapter(
+                models=catalog_specs(vendor.name),
+                api_key=access.api_key,
+                base_url=access.base_url,
+                timeouts=timeouts,
             )
+        )
     if settings.openai_compatible_base_url:
-        adapter = _adapter_class(OPENAI_COMPATIBLE)
+        from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
+
         names = settings.openai_compatible_model_names or discover_model_names(
             settings.openai_compatible_base_url, settings.openai_compatible_api_key
         )
-        if adapter is not None and names:
+        if names:
             providers.append(
-                adapter(
+                OpenAICompatibleProvider(
                     models=openai_compatible_specs(settings, names),
                     api_key=settings.openai_compatible_api_key,
                     base_url=settings.openai_compatible_base_url,

@@ -9,7 +9,7 @@ re-identify placeholders in the answer and tool-call arguments.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from agentur.ai.messages import (
     TextDelta,
     ToolCallDelta,
 )
+from agentur.ai.model_kinds import call_model
 from agentur.ai.model_registry import ModelRegistry
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.neutralization.gate import reidentify_response
@@ -35,6 +36,7 @@ from agentur.ai.neutralization.neutralizer import Neutralizer
 from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
 from agentur.ai.prepare_images import prepare_images
 from agentur.ai.providers.base import ModelProvider, ProviderError
+from agentur.ai.providers.vendor import VendorSettings
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
 from agentur.ai.select_model import check_prompt_size, select_models
 from agentur.ai.settings import AiSettings
@@ -71,12 +73,12 @@ class AiService:
         self,
         providers: Sequence[ModelProvider],
         *,
-        settings: AiSettings | None = None,
+        settings: AiSettings,
         store: GatewayStore | None = None,
         neutralizer: Neutralizer | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        self.settings = settings or AiSettings()
+        self.settings = settings
         self.registry = ModelRegistry(providers, self.settings.model_prices)
         self.providers = self.registry.providers
         self.store: GatewayStore = store or MemoryGatewayStore(self.settings)
@@ -91,15 +93,22 @@ class AiService:
         self.billing = CallBilling(self.store, self.settings)
 
     @classmethod
-    def from_settings(cls, settings: AiSettings, database: object, data_dir: Path) -> AiService:
-        """The production wiring: providers from settings, state in the shared database."""
+    def from_settings(
+        cls,
+        settings: AiSettings,
+        database: object,
+        data_dir: Path,
+        vendors: Mapping[str, VendorSettings] | None = None,
+    ) -> AiService:
+        """The production wiring: providers from settings (`vendors`: each hosted vendor's, by
+        name), state in the shared database."""
         from agentur.ai.database_gateway_store import DatabaseGatewayStore
         from agentur.ai.neutralization.mapping_cipher import MappingCipher, load_or_create_key
         from agentur.ai.provider_factory import build_providers
 
         key = settings.neutralization_key or load_or_create_key(data_dir / "neutralization.key")
         store = DatabaseGatewayStore(database, settings, MappingCipher(key))  # type: ignore[arg-type]
-        return cls(build_providers(settings), settings=settings, store=store)
+        return cls(build_providers(settings, vendors), settings=settings, store=store)
 
     async def aclose(self) -> None:
         """Closes the providers' HTTP clients."""
@@ -225,7 +234,7 @@ class AiService:
                 with gateway_call(spec.provider, spec.name, str(request.operation)) as observed:
                     try:
                         response = await call_with_retries(
-                            lambda p=provider, s=spec, a=attempt: p.complete(s, a.sent),
+                            lambda p=provider, s=spec, a=attempt: call_model(p, s, a.sent),
                             self.retry_policy,
                             provider=spec.provider,
                             model=spec.name,

@@ -1,5 +1,6 @@
-"""AI gateway settings: provider credentials, default model, CHF rate, neutralization
-default, retry and timeout limits. A provider is active iff its settings are present."""
+"""AI gateway settings: the OpenAI-compatible server, default model, CHF rate, neutralization
+default, retry and timeout limits. A provider is active iff its settings are present; a hosted
+vendor's key and base URL are declared in its adapter module (`agentur/ai/providers/`)."""
 
 from __future__ import annotations
 
@@ -46,11 +47,7 @@ class PriceOverride(BaseModel):
         return self
 
 
-_OPTIONAL_TEXT_FIELDS = tuple(
-    f"{provider}_{suffix}"
-    for provider in ("openai", "anthropic", "google", "mistral", "perplexity", "tavily")
-    for suffix in ("api_key", "base_url")
-) + (
+_OPTIONAL_TEXT_FIELDS = (
     "openai_compatible_base_url",
     "openai_compatible_api_key",
     "openai_compatible_models",
@@ -60,20 +57,6 @@ _OPTIONAL_TEXT_FIELDS = tuple(
 
 
 class AiSettings(PartSettings):
-    openai_api_key: str | None = Field(default=None, description="OpenAI API key.")
-    openai_base_url: str | None = Field(default=None, description="OpenAI base URL override.")
-    anthropic_api_key: str | None = Field(default=None, description="Anthropic API key.")
-    anthropic_base_url: str | None = Field(default=None, description="Anthropic base URL override.")
-    google_api_key: str | None = Field(default=None, description="Google Gemini API key.")
-    google_base_url: str | None = Field(default=None, description="Google base URL override.")
-    mistral_api_key: str | None = Field(default=None, description="Mistral API key.")
-    mistral_base_url: str | None = Field(default=None, description="Mistral base URL override.")
-    perplexity_api_key: str | None = Field(default=None, description="Perplexity API key.")
-    perplexity_base_url: str | None = Field(
-        default=None, description="Perplexity base URL override."
-    )
-    tavily_api_key: str | None = Field(default=None, description="Tavily (web search) API key.")
-    tavily_base_url: str | None = Field(default=None, description="Tavily base URL override.")
     # The on-device embedder's model; named after the knowledge store, which it serves.
     knowledge_local_embedding_model: Literal[
         "multilingual-e5-small", "all-minilm-l6-v2", "none"
@@ -240,17 +223,6 @@ class AiSettings(PartSettings):
         description="A call's worst-case cost is held against the balance and monthly limit "
         "until it is charged; a hold left by a worker that died stops counting after this.",
     )
-
-    def vendor_access(self) -> dict[str, tuple[str | None, str | None]]:
-        """(API key, base URL) of each hosted vendor, by provider name."""
-        return {
-            "openai": (self.openai_api_key, self.openai_base_url),
-            "anthropic": (self.anthropic_api_key, self.anthropic_base_url),
-            "google": (self.google_api_key, self.google_base_url),
-            "mistral": (self.mistral_api_key, self.mistral_base_url),
-            "perplexity": (self.perplexity_api_key, self.perplexity_base_url),
-            "tavily": (self.tavily_api_key, self.tavily_base_url),
-        }
 
     @field_validator(*_OPTIONAL_TEXT_FIELDS, mode="before")
     @classmethod

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 
 from agentur.ai.messages import AiResponse, StreamDone, StreamEvent, TextDelta, ToolCallDelta
+from agentur.ai.model_kinds import stream_model
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.neutralization.gate import StreamReidentifier
 from agentur.ai.neutralization.request_gate import PreparedRequest
@@ -26,7 +27,7 @@ async def stream_attempt(
     mapping = prepared.mapping
     text = StreamReidentifier(mapping) if mapping is not None else None
     arguments: dict[int, StreamReidentifier] = {}
-    events = provider.stream(spec, prepared.sent).__aiter__()
+    events = stream_model(provider, spec, prepared.sent).__aiter__()
     try:
         while True:
             try:

@@ -10,7 +10,6 @@ from fastapi import FastAPI
 
 from agentur import __version__
 from agentur.agent.recover_dead_runs import start_run_recovery
-from agentur.agent.settings import AgentSettings
 from agentur.api.backpressure.body_limits import BodyLimitMiddleware, body_limit
 from agentur.api.dependencies import get_request_context
 from agentur.api.mcp.mount import mount_mcp
@@ -40,20 +39,24 @@ from agentur.api.routes import (
     widget,
     workflows,
 )
-from agentur.assistant.settings import AssistantSettings
 from agentur.config import Settings
 from agentur.knowledge.background import start_background_indexing
 from agentur.knowledge.store import knowledge_store
 from agentur.observability.http_middleware import ObservabilityMiddleware
 from agentur.observability.tracing import configure_tracing
 from agentur.runtime import Runtime
+from agentur.settings import AllSettings
 from agentur.tools.registry import ToolRegistry
 
 
 def create_app(
-    settings: Settings | None = None, *, runtime: Runtime | None = None, migrate: bool = True
+    settings: Settings | AllSettings | None = None,
+    *,
+    runtime: Runtime | None = None,
+    migrate: bool = True,
 ) -> FastAPI:
-    """An app over `runtime` (tests pass one) or over a runtime built from `settings`.
+    """An app over `runtime` (tests pass one) or over a runtime built from `settings` (all of
+    them, or the core ones; the rest, or all, read from the environment when it starts).
 
     `migrate=False` when the caller has just migrated (`agentur serve`), so the schema check
     does not run, and log, twice per start."""
@@ -61,7 +64,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = runtime is None
-        app.state.runtime = runtime or Runtime.from_settings(settings or Settings())
+        app.state.runtime = runtime or Runtime.from_settings(settings)
         if owned and migrate:
             await app.state.runtime.migrate()
         stop_indexing = start_background_indexing(app.state.runtime) if owned else None
@@ -135,7 +138,7 @@ def create_app(
 
 
 def start_dead_run_recovery(runtime: Runtime) -> Callable[[], Awaitable[None]]:
-    agent_settings = AgentSettings()
+    agent_settings = runtime.all_settings.agent
     heartbeat = runtime.run_heartbeat(agent_settings)
     return start_run_recovery(runtime.database, agent_settings, heartbeat)
 
@@ -147,5 +150,5 @@ def setting_limits(runtime: Runtime) -> dict[str, int]:
         "max_name_length": settings.max_name_length,
         "max_read_window": settings.max_read_window,
         "knowledge_max_search_limit": knowledge_store(runtime).settings.knowledge_max_search_limit,
-        "assistant_max_message_chars": AssistantSettings().assistant_max_message_chars,
+        "assistant_max_message_chars": runtime.all_settings.assistant.assistant_max_message_chars,
     }

@@ -28,9 +28,8 @@ from agentur.context import RequestContext, Role, resolve_language, resolve_time
 from agentur.errors import NotFoundError
 
 
-def get_assistant_settings() -> AssistantSettings:
-    # Read per request: cheap, and switching PREFLIGHT_* needs no code path of its own.
-    return AssistantSettings()
+def get_assistant_settings(runtime: RuntimeDep) -> AssistantSettings:
+    return runtime.all_settings.assistant
 
 
 AssistantSettingsDep = Annotated[AssistantSettings, Depends(get_assistant_settings)]

@@ -18,35 +18,14 @@ import httpx
 
 from agentur.assistant.api_url import ApiCallRejected, PreparedCall, check_path, check_same_origin
 from agentur.assistant.definition import ApiCatalog, ApiCredential
+from agentur.assistant.settings import ApiLimits
 from agentur.egress.fetch import egress_client, read_capped
-from agentur.egress.policy import AllowList, EgressPolicy
 from agentur.errors import AgenturError
 
 
 class ApiCallFailed(AgenturError):
     status_code = 502
     title = "API call failed"
-
-
-@dataclass(frozen=True, slots=True)
-class ApiLimits:
-    timeout_seconds: float
-    max_response_bytes: int
-    max_redirects: int
-    # Off by default: every address that is not globally routable is refused.
-    allow_private_targets: bool = False
-    # `host`, `host:port` or CIDR entries exempt from that refusal (a trusted internal API).
-    allowed: AllowList = AllowList()
-
-    @property
-    def egress(self) -> EgressPolicy:
-        return EgressPolicy(
-            timeout_seconds=self.timeout_seconds,
-            max_bytes=self.max_response_bytes,
-            max_redirects=self.max_redirects,
-            allowed=self.allowed,
-            allow_private=self.allow_private_targets,
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from agentur.assistant.preflight import PreflightDecision
 from agentur.assistant.run_turn import TurnDeps, run_turn
 from agentur.assistant.settings import AssistantSettings
 from agentur.context import RequestContext, Role, utc_now
+from agentur.egress.settings import allowed_hosts
 from agentur.errors import InvalidInputError
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
@@ -60,7 +61,10 @@ def build_api(
         return box.open(sealed) if sealed else None
 
     return AssistantApi(
-        definition.api_catalog, settings.api_limits(), open_credential, has_credential=bool(sealed)
+        definition.api_catalog,
+        settings.api_limits(allowed_hosts()),
+        open_credential,
+        has_credential=bool(sealed),
     )
 
 

@@ -6,13 +6,34 @@ The two pre-flight switches also answer to the spec's bare names `PREFLIGHT_SHAD
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import AliasChoices, Field
 
-from agentur.assistant.call_api import ApiLimits
 from agentur.config import PartSettings
-from agentur.egress.policy import AllowList, AllowListSetting
-from agentur.egress.settings import allowed_hosts
+from agentur.egress.policy import AllowList, AllowListSetting, EgressPolicy
 from agentur.wire_values import WireText
+
+
+@dataclass(frozen=True, slots=True)
+class ApiLimits:
+    timeout_seconds: float
+    max_response_bytes: int
+    max_redirects: int
+    # Off by default: every address that is not globally routable is refused.
+    allow_private_targets: bool = False
+    # `host`, `host:port` or CIDR entries exempt from that refusal (a trusted internal API).
+    allowed: AllowList = AllowList()
+
+    @property
+    def egress(self) -> EgressPolicy:
+        return EgressPolicy(
+            timeout_seconds=self.timeout_seconds,
+            max_bytes=self.max_response_bytes,
+            max_redirects=self.max_redirects,
+            allowed=self.allowed,
+            allow_private=self.allow_private_targets,
+        )
 
 
 class AssistantSettings(PartSettings):
@@ -154,18 +175,15 @@ class AssistantSettings(PartSettings):
         default="UTC", description="IANA time zone of `AGENTUR_ASSISTANT_REPLAY_TIME`."
     )
 
-    @property
-    def api_allowed(self) -> AllowList:
-        """The egress exceptions of every outbound connection plus the catalogs' own."""
-        return allowed_hosts() | AllowList.parse(self.assistant_api_allowed_hosts)
-
-    def api_limits(self) -> ApiLimits:
+    def api_limits(self, egress_allowed: AllowList) -> ApiLimits:
+        """The catalogs' limits; their egress exceptions are those of every outbound
+        connection (`egress_allowed`) plus the catalogs' own."""
         return ApiLimits(
             self.assistant_api_timeout_seconds,
             self.assistant_api_max_response_bytes,
             self.assistant_api_max_redirects,
             self.assistant_api_allow_private_targets,
-            self.api_allowed,
+            egress_allowed | AllowList.parse(self.assistant_api_allowed_hosts),
         )
 
     @property

@@ -64,12 +64,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run labelled messages through the pre-flight and compare with the last replay."""
         from agentur.assistant.replay import read_labels, run_replay
-        from agentur.assistant.settings import AssistantSettings
         from agentur.storage.models.assistant import Assistant
 
-        settings = AssistantSettings()
-
         async def work(runtime: Runtime) -> ReplayReport:
+            settings = runtime.all_settings.assistant
             try:
                 label_set = read_labels(labels)
             except OSError as error:
@@ -99,12 +97,10 @@ def register(app: typer.Typer) -> None:
         import asyncio
 
         from agentur.assistant.nightly_replay import next_run, replay_all, run_schedule
-        from agentur.assistant.settings import AssistantSettings
         from agentur.context import utc_now
 
-        settings = AssistantSettings()
-
         async def work(runtime: Runtime) -> list[ReplayReport]:
+            settings = runtime.all_settings.assistant
             if once:
                 return await replay_all(runtime, ai_for(runtime), settings)
             due = next_run(

@@ -51,7 +51,8 @@ def register(
             context = await local_context(runtime, user, "UTC")
             async with runtime.database.session() as session:
                 box = credentials_box(runtime.settings)
-                return await work(ConnectionService(session, context, box))
+                settings = runtime.all_settings.connections
+                return await work(ConnectionService(session, context, box, settings))
 
         return run_with_runtime(run)
 
@@ -110,11 +111,10 @@ def register(
         """Reach the server and log in; exits 1 when that fails."""
         from agentur.connections.check_connection import check_connection
         from agentur.connections.service import describe
-        from agentur.connections.settings import ConnectionSettings
 
         async def work(service: ConnectionService) -> dict[str, Any]:
             connection = await service.get(connection_id)
-            timeout = ConnectionSettings().connection_timeout_seconds
+            timeout = service.settings.connection_timeout_seconds
             await check_connection(service, connection, timeout)
             await service.commit()
             return describe(connection)

@@ -61,7 +61,7 @@ def register(
                 table,
                 data,
                 path.name,
-                max_rows=runtime.feature_settings.feature_import_max_rows,
+                max_rows=runtime.all_settings.features.feature_import_max_rows,
             )
 
         count = run_with_runtime(work)

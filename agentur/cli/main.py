@@ -19,6 +19,7 @@ from agentur.errors import AgenturError
 
 if TYPE_CHECKING:
     from agentur.runtime import Runtime
+    from agentur.settings import AllSettings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -40,16 +41,18 @@ def fail(message: str) -> None:
     raise typer.Exit(1)
 
 
-def run_with_runtime(work: Callable[[Runtime], Awaitable[T]]) -> T:
-    """Run `work` against a migrated runtime; domain errors become one line and exit 1."""
+def run_with_runtime(
+    work: Callable[[Runtime], Awaitable[T]], settings: AllSettings | None = None
+) -> T:
+    """Run `work` against a migrated runtime over `settings` (default: read from the
+    environment now); domain errors become one line and exit 1."""
 
     import asyncio
 
-    from agentur.config import Settings
     from agentur.runtime import Runtime
 
     async def main() -> T:
-        runtime = Runtime.from_settings(Settings())
+        runtime = Runtime.from_settings(settings)
         try:
             await runtime.migrate()
             return await work(runtime)
@@ -88,10 +91,11 @@ def serve(
     from agentur.accounts.bootstrap import ensure_local_admin
     from agentur.api.app import create_app
     from agentur.api.http_protocol import ProblemHttpProtocol
-    from agentur.config import Settings
+    from agentur.settings import AllSettings
     from agentur.workspace.blob_garbage import sweep_unreferenced_blobs
 
-    settings = Settings()
+    all_settings = AllSettings.from_environment()
+    settings = all_settings.core
     logging.basicConfig(level=settings.log_level.upper())
 
     async def prepare(runtime: Runtime) -> None:
@@ -105,9 +109,9 @@ def serve(
                 f"Using existing accounts; the first admin key is in {settings.admin_key_path}."
             )
 
-    run_with_runtime(prepare)  # migrates, so the app need not
+    run_with_runtime(prepare, all_settings)  # migrates, so the app need not
     uvicorn.run(
-        create_app(settings, migrate=False),
+        create_app(all_settings, migrate=False),
         host=host or settings.host,
         port=port or settings.port,
         log_level=settings.log_level.lower(),

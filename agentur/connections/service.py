@@ -39,10 +39,17 @@ class ConnectionChange:
 
 
 class ConnectionService:
-    def __init__(self, session: AsyncSession, context: RequestContext, box: SecretsBox):
+    def __init__(
+        self,
+        session: AsyncSession,
+        context: RequestContext,
+        box: SecretsBox,
+        settings: ConnectionSettings,
+    ):
         self.session = session
         self.context = context
         self.box = box
+        self.settings = settings
 
     def _visible(self):  # type: ignore[no-untyped-def]
         return select(Connection).where(
@@ -80,7 +87,7 @@ class ConnectionService:
         neutralize: bool = False,
     ) -> Connection:
         self._require_change(shared)
-        checked = await _checked_settings(kind, settings)
+        checked = await self._checked_settings(kind, settings)
         connection = Connection(
             mandate_id=self.context.mandate_id,
             owner_id=None if shared else self.context.user_id,
@@ -102,7 +109,7 @@ class ConnectionService:
             connection.display_name = clean_name(change.display_name, "display_name")
         if change.settings is not None:
             merged = {**settings_of(connection), **change.settings}
-            checked = await _checked_settings(connection.kind, merged)
+            checked = await self._checked_settings(connection.kind, merged)
             connection.settings_json = checked.model_dump_json()
         if change.credentials is not None:
             connection.sealed_credentials = self.box.seal_text(change.credentials.model_dump_json())
@@ -130,11 +137,12 @@ class ConnectionService:
     async def commit(self) -> None:
         await self.session.commit()
 
-
-async def _checked_settings(kind: str, settings: dict[str, Any]) -> ConnectionSettingsModel:
-    checked = validate_settings(kind, settings)
-    await check_saved_targets(kind, checked, ConnectionSettings().connection_timeout_seconds)
-    return checked
+    async def _checked_settings(
+        self, kind: str, settings: dict[str, Any]
+    ) -> ConnectionSettingsModel:
+        checked = validate_settings(kind, settings)
+        await check_saved_targets(kind, checked, self.settings.connection_timeout_seconds)
+        return checked
 
 
 def settings_of(connection: Connection) -> dict[str, Any]:

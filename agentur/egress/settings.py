@@ -1,6 +1,10 @@
 """The one exception list of the egress rule: targets an operator trusts although they are not
 globally routable (an intranet mail server, a WebDAV share on the LAN, a test server on
-loopback). It applies to everything that connects out — tools, connections, API catalogs."""
+loopback). It applies to everything that connects out — tools, connections, API catalogs.
+
+The settings root reads it once; the runtime installs it for the process when it is built
+(`use_allowed_hosts`), as it does the name-length limit: every outbound connection, down to a
+connection kind's socket, asks `allowed_hosts()` instead of carrying the list through each call."""
 
 from __future__ import annotations
 
@@ -42,6 +46,15 @@ def _warn_deprecated_name() -> None:  # once per process, not per connection
     )
 
 
+_allowed = AllowList()
+
+
+def use_allowed_hosts(allowed: AllowList) -> None:
+    """Installs the configured exceptions for this process (the runtime, when it is built)."""
+    global _allowed
+    _allowed = allowed
+
+
 def allowed_hosts() -> AllowList:
-    """The configured exceptions, read now (settings come from the environment and file)."""
-    return EgressSettings().allowed
+    """The configured exceptions (none until a runtime installs them)."""
+    return _allowed

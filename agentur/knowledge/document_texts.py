@@ -108,16 +108,17 @@ class KnowledgeDocumentTexts:
                 "(AGENTUR_KNOWLEDGE_MAX_EXTRACT_BYTES) and is not extracted"
             )
         data = await asyncio.to_thread(self.runtime.blobs.read_bytes, file.sha256)
+        ocr = self.runtime.all_settings.ocr
         # Parsing holds the GIL: beyond a small file it runs in the indexing worker process.
         if (
             settings.knowledge_index_executor == "process"
             and file.size > settings.knowledge_index_inline_bytes
         ):
             document = await run_in_pool(
-                settings.knowledge_index_nice, extract, data, file.name, file.mime_type
+                settings.knowledge_index_nice, extract, data, file.name, file.mime_type, ocr
             )
         else:
-            document = await asyncio.to_thread(extract, data, file.name, file.mime_type)
+            document = await asyncio.to_thread(extract, data, file.name, file.mime_type, ocr)
         return document.text
 
 

@@ -36,6 +36,7 @@ from agentur.knowledge.claim_files import ClaimRules, claim_file, claim_small_fi
 from agentur.knowledge.embed_chunks import IndexProgress, ProgressCallback, embed_chunks
 from agentur.knowledge.embedding import Embedder
 from agentur.knowledge.extract import PARSER_VERSION, extract
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.neutralize_document import neutralize_document
 from agentur.knowledge.prepare_chunks import (
     PreparedChunks,
@@ -108,6 +109,7 @@ class FileIndexer:
         ai: object,
         embedder: Embedder,
         settings: KnowledgeSettings,
+        ocr: OcrSettings,
         *,
         worker_id: str | None = None,
         # Test seam: awaited with the file id inside the write transaction after the file's
@@ -119,6 +121,7 @@ class FileIndexer:
         self.ai = ai
         self.embedder = embedder
         self.settings = settings
+        self.ocr = ocr
         self.worker_id = worker_id or f"worker-{uuid.uuid4().hex[:12]}"
         self.after_chunks_written = after_chunks_written
         self.chunking = ChunkingConfig(
@@ -258,6 +261,7 @@ class FileIndexer:
             self.blobs.read_bytes,
             [(c.sha256, c.name, c.mime_type) for c in todo],
             self.chunking,
+            self.ocr,
         )
         for claim, result in zip(todo, results, strict=True):
             if isinstance(result, InvalidInputError | OSError):
@@ -350,10 +354,15 @@ class FileIndexer:
         try:
             data = await asyncio.to_thread(self.blobs.read_bytes, claim.sha256)
             if claim.neutralize:  # neutralize between extraction and chunking
-                document = await run(extract, data, claim.name, claim.mime_type)
+                document = await run(extract, data, claim.name, claim.mime_type, self.ocr)
             else:
                 document, prepared = await run(
-                    extract_and_prepare, data, claim.name, claim.mime_type, self.chunking
+                    extract_and_prepare,
+                    data,
+                    claim.name,
+                    claim.mime_type,
+                    self.chunking,
+                    self.ocr,
                 )
         except (InvalidInputError, OSError) as error:
             return await self._unreadable(claim, error)

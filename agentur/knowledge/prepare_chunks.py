@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from agentur.knowledge.chunking import ChunkDraft, ChunkingConfig, chunk_document
 from agentur.knowledge.extract import extract
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.lexical import detect_language, index_terms
 from agentur.knowledge.udm import Document
 
@@ -26,16 +27,19 @@ def prepare_chunks(document: Document, config: ChunkingConfig) -> PreparedChunks
 
 
 def extract_and_prepare(
-    data: bytes, name: str, mime_type: str, config: ChunkingConfig
+    data: bytes, name: str, mime_type: str, config: ChunkingConfig, ocr: OcrSettings
 ) -> tuple[Document, PreparedChunks]:
     """Both steps in one call (one round trip to the worker process) when nothing happens
     between them (no neutralization)."""
-    document = extract(data, name, mime_type)
+    document = extract(data, name, mime_type, ocr)
     return document, prepare_chunks(document, config)
 
 
 def read_and_prepare_many(
-    read: Callable[[str], bytes], files: list[tuple[str, str, str]], config: ChunkingConfig
+    read: Callable[[str], bytes],
+    files: list[tuple[str, str, str]],
+    config: ChunkingConfig,
+    ocr: OcrSettings,
 ) -> list[tuple[Document, PreparedChunks] | Exception]:
     """Read, extract and chunk several small files (sha256, name, mime type) in one call: one
     thread round trip for all of them. A file that fails yields its exception, so it fails
@@ -43,7 +47,7 @@ def read_and_prepare_many(
     results: list[tuple[Document, PreparedChunks] | Exception] = []
     for sha256, name, mime_type in files:
         try:
-            results.append(extract_and_prepare(read(sha256), name, mime_type, config))
+            results.append(extract_and_prepare(read(sha256), name, mime_type, config, ocr))
         except Exception as error:  # noqa: BLE001 - recorded for that file by the caller
             results.append(error)
     return results

@@ -30,7 +30,7 @@ class KnowledgeStore:
         **indexer_options: object,
     ) -> None:
         self.runtime = runtime
-        self.settings = settings or KnowledgeSettings()
+        self.settings = settings or runtime.all_settings.knowledge
         ai = getattr(runtime, "ai", None)
         self.embedder = Embedder(
             ai, self.settings.knowledge_embedding_model, self.settings.knowledge_embedding_batch
@@ -42,6 +42,7 @@ class KnowledgeStore:
             ai,
             self.embedder,
             self.settings,
+            runtime.all_settings.ocr,
             **indexer_options,  # type: ignore[arg-type]
         )
         self.worker = IndexWorker(self.indexer, self.settings.knowledge_worker_poll_seconds)

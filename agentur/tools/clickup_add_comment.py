@@ -4,28 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentur.connections.clickup_client import add_comment
-from agentur.tools.connection_access import source_connection
-from agentur.tools.tool import Tool, ToolContext
+from agentur.connections.http_access import HttpAccess
+from agentur.tools.connection_access import SourceArguments, source_tool
 
 
-class ClickUpCommentArguments(BaseModel):
-    connection_id: str | None = None
+class ClickUpCommentArguments(SourceArguments):
     task_id: str = Field(min_length=1, max_length=100)
     text: str = Field(min_length=1, max_length=30_000)
 
 
-async def clickup_add_comment(
-    args: ClickUpCommentArguments, context: ToolContext
-) -> dict[str, Any]:
-    source = await source_connection(context, args.connection_id, "clickup")
-    created = await add_comment(source.access, args.task_id, args.text)
-    return {"connection_id": source.connection.id, "task_id": args.task_id, **created}
+async def _comment(access: HttpAccess, args: ClickUpCommentArguments) -> dict[str, Any]:
+    return {"task_id": args.task_id, **await add_comment(access, args.task_id, args.text)}
 
 
-TOOLS: list[Tool] = [
-    Tool("clickup_add_comment", "Add a comment to a ClickUp task.",
-         ClickUpCommentArguments, clickup_add_comment, toolbox="clickup", is_action=True),
+TOOLS = [
+    source_tool("clickup_add_comment", "Add a comment to a ClickUp task.",
+                ClickUpCommentArguments, _comment, toolbox="clickup", is_action=True),
 ]  # fmt: skip

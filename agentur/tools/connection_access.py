@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import imaplib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from agentur.connections.check_connection import graph_access, http_access, mail_access
 from agentur.connections.graph_client import GraphAccess
@@ -20,16 +22,43 @@ from agentur.connections.service import ConnectionService, credentials_box
 from agentur.connections.settings import ConnectionSettings
 from agentur.errors import InvalidInputError
 from agentur.storage.models.connections import Connection
-from agentur.tools.tool import ToolContext
+from agentur.tools.tool import Tool, ToolContext
 
 Result = TypeVar("Result")
+SourceArgs = TypeVar("SourceArgs", bound="SourceArguments")
+
+
+class SourceArguments(BaseModel):
+    """What every tool on an HTTP source names: the connection (default: the caller's one of
+    the tool's kind)."""
+
+    connection_id: str | None = None
+
+
+def source_tool(
+    name: str,
+    description: str,
+    arguments: type[SourceArgs],
+    call: Callable[[HttpAccess, SourceArgs], Awaitable[dict[str, Any]]],
+    **flags: Any,
+) -> Tool[SourceArgs]:
+    """A tool of the kind its `toolbox` names: `call` on the connection's access, answered with
+    the connection's id and what `call` returns."""
+    kind = flags["toolbox"]
+
+    async def handler(args: SourceArgs, context: ToolContext) -> dict[str, Any]:
+        source = await source_connection(context, args.connection_id, kind)
+        return {"connection_id": source.connection.id, **await call(source.access, args)}
+
+    return Tool(name, description, arguments, handler, **flags)
 
 
 @asynccontextmanager
 async def connection_service(context: ToolContext) -> AsyncIterator[ConnectionService]:
     runtime = context.runtime
     async with runtime.database.session() as session:
-        yield ConnectionService(session, context.request, credentials_box(runtime.settings))
+        box = credentials_box(runtime.settings)
+        yield ConnectionService(session, context.request, box, runtime.all_settings.connections)
 
 
 async def pick_connection(
@@ -59,7 +88,7 @@ class MailConnection:
 async def mail_connection(context: ToolContext, connection_id: str | None) -> MailConnection:
     async with connection_service(context) as service:
         connection = await pick_connection(service, "mail", connection_id)
-        limits = ConnectionSettings()
+        limits = service.settings
         access = mail_access(service, connection, limits.connection_timeout_seconds)
     return MailConnection(connection, access, limits)
 
@@ -76,7 +105,7 @@ async def source_connection(
     """An HTTP source (WebDAV, Jira); transfers are capped by the workspace's upload limit."""
     async with connection_service(context) as service:
         connection = await pick_connection(service, kind, connection_id)
-        timeout = ConnectionSettings().connection_timeout_seconds
+        timeout = service.settings.connection_timeout_seconds
         max_bytes = context.runtime.settings.max_upload_bytes
         return SourceConnection(connection, http_access(service, connection, timeout, max_bytes))
 
@@ -86,7 +115,7 @@ async def graph_connection(
 ) -> tuple[Connection, GraphAccess]:
     async with connection_service(context) as service:
         connection = await pick_connection(service, "microsoft", connection_id)
-        timeout = ConnectionSettings().connection_timeout_seconds
+        timeout = service.settings.connection_timeout_seconds
         max_bytes = context.runtime.settings.max_upload_bytes
         return connection, graph_access(service, connection, timeout, max_bytes)
 

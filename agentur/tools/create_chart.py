@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from agentur.errors import InvalidInputError
 from agentur.rendering.chart import ChartSpec, render_chart
 from agentur.rendering.render_process import render_off_loop
-from agentur.rendering.settings import ChartSettings
 from agentur.rendering.vega_lite import render_vega_lite
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import file_service
@@ -134,7 +133,7 @@ async def _csv_rows(context: ToolContext, file_id: str) -> list[Row]:
 
 async def create_chart(args: CreateChartArguments, context: ToolContext) -> dict[str, Any]:
     rows = await _csv_rows(context, args.csv_file_id) if args.csv_file_id else None
-    seconds = ChartSettings().chart_render_seconds
+    seconds = context.runtime.all_settings.charts.chart_render_seconds
     if args.vega_lite is not None:
         spec = vega_lite_spec(args, rows)
         png, svg = await render_off_loop(render_vega_lite, spec, seconds=seconds)

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentur.ai.messages import AiRequest, CallOptions, ImagePart, Message
+from agentur.ai.messages import ImagePart, Message
 from agentur.ai.operation_types import OperationType
 from agentur.errors import InvalidInputError
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import file_service
 
@@ -49,13 +49,10 @@ async def describe_image(args: DescribeImageArguments, context: ToolContext) -> 
             "not sent to a model"
         )
     image = ImagePart(data, file.mime_type)
-    request = AiRequest(
-        OperationType.image_analyse,
-        (Message.user(args.question or DEFAULT_QUESTION, images=(image,)),),
-        options=CallOptions(max_output_tokens=OUTPUT_TOKENS),
-        workflow_id=context.workflow_id,
+    question = Message.user(args.question or DEFAULT_QUESTION, images=(image,))
+    response = await ask_model(
+        context, OperationType.image_analyse, [question], MISSING, max_output_tokens=OUTPUT_TOKENS
     )
-    response = await call_gateway(context, request, MISSING)
     return {
         "file_id": file.id,
         "name": file.name,

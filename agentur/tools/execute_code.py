@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from agentur.errors import InvalidInputError
 from agentur.sandbox.run_python import SandboxLimits, run_python, safe_name, unavailable_reason
-from agentur.sandbox.settings import SandboxSettings
+from agentur.settings import AllSettings
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import file_service
 from agentur.tools.workspace_files import describe
@@ -24,9 +24,9 @@ MAX_STREAM_CHARS = 8_000
 TOOL_TIMEOUT_SECONDS = 3_600.0
 
 
-def sandbox_unavailable() -> str | None:
+def sandbox_unavailable(settings: AllSettings) -> str | None:
     """Why `execute_code` cannot run on this host (for the toolbox), or None."""
-    return unavailable_reason(SandboxSettings().sandbox_bwrap_path)
+    return unavailable_reason(settings.sandbox.sandbox_bwrap_path)
 
 
 class ExecuteCodeArguments(BaseModel):
@@ -44,7 +44,7 @@ def _tail(text: str) -> str:
 
 
 async def execute_code(args: ExecuteCodeArguments, context: ToolContext) -> dict[str, Any]:
-    settings = SandboxSettings()
+    settings = context.runtime.all_settings.sandbox
     inputs: dict[str, bytes] = {}
     async with file_service(context) as files:
         for file_id in args.input_file_ids:

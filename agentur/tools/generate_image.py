@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentur.ai.messages import AiRequest, CallOptions, ImageOptions, Message
+from agentur.ai.messages import ImageOptions, Message
 from agentur.ai.operation_types import OperationType
 from agentur.errors import AgenturError
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import store_file
 from agentur.tools.workspace_files import describe
@@ -34,13 +34,11 @@ class GenerateImageArguments(BaseModel):
 
 
 async def generate_image(args: GenerateImageArguments, context: ToolContext) -> dict[str, Any]:
-    request = AiRequest(
-        OperationType.image_generate,
-        (Message.user(args.prompt),),
-        options=CallOptions(image=ImageOptions(size=args.size, quality=args.quality)),
-        workflow_id=context.workflow_id,
+    options = ImageOptions(size=args.size, quality=args.quality)
+    prompt = Message.user(args.prompt)
+    response = await ask_model(
+        context, OperationType.image_generate, [prompt], MISSING, image=options
     )
-    response = await call_gateway(context, request, MISSING)
     if not response.images:
         raise AgenturError(f"{response.model} returned no image")
     image = response.images[0]

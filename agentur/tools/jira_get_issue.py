@@ -4,24 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import get_issue
-from agentur.tools.connection_access import source_connection
-from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.connection_access import SourceArguments, source_tool
 
 
-class JiraIssueArguments(BaseModel):
-    connection_id: str | None = None
+class JiraIssueArguments(SourceArguments):
     key: str = Field(min_length=1, max_length=100, description="Issue key, e.g. OPS-12.")
 
 
-async def jira_get_issue(args: JiraIssueArguments, context: ToolContext) -> dict[str, Any]:
-    source = await source_connection(context, args.connection_id, "jira")
-    return {"connection_id": source.connection.id, **await get_issue(source.access, args.key)}
+def _get(access: HttpAccess, args: JiraIssueArguments) -> Any:
+    return get_issue(access, args.key)
 
 
-TOOLS: list[Tool] = [
-    Tool("jira_get_issue", "Read one Jira issue: status, assignee, description, comments.",
-         JiraIssueArguments, jira_get_issue, read_only=True, toolbox="jira"),
+TOOLS = [
+    source_tool("jira_get_issue", "Read one Jira issue: status, assignee, description, comments.",
+                JiraIssueArguments, _get, read_only=True, toolbox="jira"),
 ]  # fmt: skip

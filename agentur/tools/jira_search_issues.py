@@ -4,27 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from agentur.connections.http_access import HttpAccess
 from agentur.connections.jira_client import search_issues
-from agentur.tools.connection_access import source_connection
-from agentur.tools.tool import Tool, ToolContext
+from agentur.tools.connection_access import SourceArguments, source_tool
 
 
-class JiraSearchArguments(BaseModel):
-    connection_id: str | None = None
+class JiraSearchArguments(SourceArguments):
     jql: str = Field(min_length=1, max_length=2000, description="e.g. project = OPS AND ...")
     max_results: int = Field(default=20, ge=1, le=100)
     page_token: str | None = Field(default=None, description="next_page_token of a prior page.")
 
 
-async def jira_search_issues(args: JiraSearchArguments, context: ToolContext) -> dict[str, Any]:
-    source = await source_connection(context, args.connection_id, "jira")
-    page = await search_issues(source.access, args.jql, args.max_results, args.page_token)
-    return {"connection_id": source.connection.id, **page}
+def _search(access: HttpAccess, args: JiraSearchArguments) -> Any:
+    return search_issues(access, args.jql, args.max_results, args.page_token)
 
 
-TOOLS: list[Tool] = [
-    Tool("jira_search_issues", "Search Jira issues with JQL; pass next_page_token for more.",
-         JiraSearchArguments, jira_search_issues, read_only=True, toolbox="jira"),
+TOOLS = [
+    source_tool("jira_search_issues", "Search Jira issues with JQL; pass next_page_token for more.",
+                JiraSearchArguments, _search, read_only=True, toolbox="jira"),
 ]  # fmt: skip

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict
 from agentur.connections.check_connection import stored_settings
 from agentur.connections.kind.mcp import McpSettings
 from agentur.connections.mcp_client import McpAccess, call_remote_tool, list_remote_tools
-from agentur.connections.settings import ConnectionSettings
 from agentur.errors import InvalidInputError
 from agentur.tools.connection_access import connection_service
 from agentur.tools.tool import Tool, ToolContext
@@ -83,8 +82,8 @@ def remote_tool(access: McpAccess, prefix: str, remote: types.Tool, neutralize: 
 
 async def load_mcp_tools(context: ToolContext) -> list[Tool]:
     """The tools of every working MCP connection the caller may use (own and shared)."""
-    timeout = ConnectionSettings().connection_timeout_seconds
     async with connection_service(context) as service:
+        timeout = service.settings.connection_timeout_seconds
         accesses = [
             (
                 connection.display_name,

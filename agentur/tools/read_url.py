@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from agentur.egress.fetch import Fetched, fetch
 from agentur.errors import AgenturError, ForbiddenError, InvalidInputError
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import store_file
 from agentur.tools.workspace_files import describe
@@ -65,7 +66,7 @@ def media_type(content_type: str) -> str:
     return content_type.split(";")[0].strip().lower()
 
 
-def _html_text(body: bytes, url: str) -> tuple[str, str]:
+def _html_text(body: bytes, url: str, ocr: OcrSettings) -> tuple[str, str]:
     # Heavy imports; only when a page is read.
     import trafilatura
     from trafilatura.metadata import extract_title
@@ -90,17 +91,17 @@ def _html_text(body: bytes, url: str) -> tuple[str, str]:
         # No main text found (a link hub, a tiny page): all of its text rather than nothing.
         from agentur.knowledge.extract import extract
 
-        text = extract(body, "page.html", "text/html").text
+        text = extract(body, "page.html", "text/html", ocr).text
     if not text.strip():
         raise UnreadableContentError(f"{url} has no readable text")
     return title, text
 
 
-def _document_text(body: bytes, url: str, kind: str) -> tuple[str, str]:
+def _document_text(body: bytes, url: str, kind: str, ocr: OcrSettings) -> tuple[str, str]:
     from agentur.knowledge.extract import extract
 
     name = (urlsplit(url).path.rsplit("/", 1)[-1] or "document").split(".")[0]
-    document = extract(body, name + DOCUMENT_TYPES[kind], kind)
+    document = extract(body, name + DOCUMENT_TYPES[kind], kind, ocr)
     title = document.sections[0].title if document.sections else name
     return title, document.text
 
@@ -112,13 +113,14 @@ def _plain_text(fetched: Fetched) -> str:
     ).text
 
 
-def to_page(fetched: Fetched) -> Page:
-    """The readable text of a download; `UnreadableContentError` names what is not readable."""
+def to_page(fetched: Fetched, ocr: OcrSettings) -> Page:
+    """The readable text of a download (a scanned PDF read by OCR under `ocr`);
+    `UnreadableContentError` names what is not readable."""
     kind = media_type(fetched.content_type)
     if kind in HTML_TYPES:
-        title, text = _html_text(fetched.body, fetched.url)
+        title, text = _html_text(fetched.body, fetched.url, ocr)
     elif kind in DOCUMENT_TYPES:
-        title, text = _document_text(fetched.body, fetched.url, kind)
+        title, text = _document_text(fetched.body, fetched.url, kind, ocr)
     elif kind.startswith("text/") or kind == "application/json" or kind.endswith("+json"):
         title, text = "", _plain_text(fetched)
     else:
@@ -136,7 +138,7 @@ async def download(url: str, context: ToolContext) -> Page:
     if fetched.status_code >= 400:
         raise AgenturError(f"{fetched.url} answered HTTP {fetched.status_code}")
     # Extraction parses megabytes of markup: off the event loop.
-    return await asyncio.to_thread(to_page, fetched)
+    return await asyncio.to_thread(to_page, fetched, context.runtime.all_settings.ocr)
 
 
 async def _save(page: Page, name: str, context: ToolContext) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentur.ai.messages import AiRequest, AudioInput, CallOptions, SpeechOptions
+from agentur.ai.messages import AudioInput, SpeechOptions
 from agentur.ai.operation_types import OperationType
 from agentur.errors import TooLargeError
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import change_files, file_service
 from agentur.tools.workspace_files import describe
@@ -39,14 +39,16 @@ async def speech_to_text(args: SpeechToTextArguments, context: ToolContext) -> d
         file, data = await files.read_bytes(args.file_id)
     if len(data) > MAX_AUDIO_BYTES:
         raise TooLargeError(f"{file.name} is larger than {MAX_AUDIO_BYTES} bytes")
-    request = AiRequest(
+    audio = AudioInput(data, file.name, file.mime_type)
+    speech = SpeechOptions(language=args.language)
+    response = await ask_model(
+        context,
         OperationType.speech_to_text,
-        (),
-        options=CallOptions(speech=SpeechOptions(language=args.language)),
-        workflow_id=context.workflow_id,
-        audio=AudioInput(data, file.name, file.mime_type),
+        [],
+        MISSING_AUDIO_PROVIDER,
+        audio=audio,
+        speech=speech,
     )
-    response = await call_gateway(context, request, MISSING_AUDIO_PROVIDER)
     result: dict[str, Any] = {"file_id": file.id, "text": response.text, "model": response.model}
     if args.save_as:
         saved = await change_files(

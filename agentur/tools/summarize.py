@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agentur.ai.messages import AiRequest, AiResponse, CallOptions, Message
+from agentur.ai.messages import AiResponse, Message
 from agentur.ai.operation_types import OperationType
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.text_input import TextOrFile, input_text, windows
 from agentur.tools.tool import Tool, ToolContext
 
@@ -68,13 +68,15 @@ def sections_of(text: str) -> tuple[list[Section], list[str]]:
 
 
 async def _ask(context: ToolContext, system: str, user: str, tokens: int) -> AiResponse:
-    request = AiRequest(
+    messages = [Message.system(system), Message.user(user)]
+    return await ask_model(
+        context,
         OperationType.data_analyse,
-        (Message.system(system), Message.user(user)),
-        options=CallOptions(temperature=0.0, max_output_tokens=tokens),
-        workflow_id=context.workflow_id,
+        messages,
+        MISSING,
+        temperature=0.0,
+        max_output_tokens=tokens,
     )
-    return await call_gateway(context, request, MISSING)
 
 
 def _focus(args: SummarizeArguments) -> str:

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentur.ai.messages import AiRequest, CallOptions, Message, SpeechOptions
+from agentur.ai.messages import Message, SpeechOptions
 from agentur.ai.operation_types import OperationType
 from agentur.errors import AgenturError
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.speech_to_text import MISSING_AUDIO_PROVIDER
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import store_file
@@ -40,13 +40,11 @@ class TextToSpeechArguments(BaseModel):
 
 
 async def text_to_speech(args: TextToSpeechArguments, context: ToolContext) -> dict[str, Any]:
-    request = AiRequest(
-        OperationType.text_to_speech,
-        (Message.user(args.text),),
-        options=CallOptions(speech=SpeechOptions(voice=args.voice, format=args.format)),
-        workflow_id=context.workflow_id,
+    speech = SpeechOptions(voice=args.voice, format=args.format)
+    text = Message.user(args.text)
+    response = await ask_model(
+        context, OperationType.text_to_speech, [text], MISSING_AUDIO_PROVIDER, speech=speech
     )
-    response = await call_gateway(context, request, MISSING_AUDIO_PROVIDER)
     if not response.audio:
         raise AgenturError(f"{response.model} returned no audio")
     name = args.save_as or f"speech.{args.format}"

@@ -22,6 +22,7 @@ from sqlalchemy import or_, select
 from agentur.connections.connection_kind import ConnectionKind, connection_kinds
 from agentur.context import RequestContext
 from agentur.errors import ForbiddenError
+from agentur.settings import AllSettings
 from agentur.tools.execute_code import sandbox_unavailable
 from agentur.tools.mcp_tools import MCP_TOOLBOX, load_mcp_tools
 from agentur.tools.tool import Tool, ToolContext
@@ -37,7 +38,8 @@ class Toolbox:
     requires_connection: str | None = None
     requires_feature_code: str | None = None
     # Why the host cannot run this toolbox's tools (e.g. no sandbox), or None.
-    host_check: Callable[[], str | None] | None = None
+    # Why the host cannot run the box's tools (probed once per run, off the event loop).
+    host_check: Callable[[AllSettings], str | None] | None = None
     # Tools that exist only per caller (a connected MCP server's): loaded when `request_toolbox`
     # activates the box, never active from the start (that would reach out on every run).
     load_tools: Callable[[ToolContext], Awaitable[list[Tool]]] | None = None
@@ -97,10 +99,12 @@ class ToolboxEnvironment:
 
     connections: frozenset[str] = frozenset()
     feature_codes: frozenset[str] = frozenset()
+    # Toolbox id -> why this host cannot run it (its `host_check`).
+    host_refusals: dict[str, str] = field(default_factory=dict)
 
 
 def unavailable_reason(toolbox: Toolbox, environment: ToolboxEnvironment) -> str | None:
-    if toolbox.host_check and (why := toolbox.host_check()):
+    if why := environment.host_refusals.get(toolbox.id):
         return why
     if toolbox.requires_connection and toolbox.requires_connection not in environment.connections:
         return f"toolbox {toolbox.id!r} needs a {toolbox.requires_connection} connection"
@@ -221,18 +225,28 @@ def request_toolbox_tool(state: ToolboxState) -> Tool | None:
     )
 
 
+def host_refusals(settings: AllSettings) -> dict[str, str]:
+    """Toolbox id -> why this host cannot run it, for every box with a host check."""
+    return {
+        box.id: why
+        for box in TOOLBOXES.values()
+        if box.host_check and (why := box.host_check(settings))
+    }
+
+
 async def load_toolbox_environment(runtime: object, context: RequestContext) -> ToolboxEnvironment:
     """Feature codes of the caller's mandate and the kinds of their working connections (own
     or shared; "working": its last test did not fail)."""
     from agentur.storage.models import FeatureInstance
     from agentur.storage.models.connections import Connection
 
-    # Probe the host's sandbox once in a thread, so the synchronous toolbox checks later in
-    # the run only read its cached answer.
-    await asyncio.to_thread(sandbox_unavailable)
+    # Probe the host once in a thread; the synchronous toolbox checks later in the run only
+    # read the answers.
+    settings = getattr(runtime, "all_settings", None)
+    refusals = await asyncio.to_thread(host_refusals, settings) if settings else {}
     database = getattr(runtime, "database", None)
     if database is None:
-        return ToolboxEnvironment()
+        return ToolboxEnvironment(host_refusals=refusals)
     async with database.session() as session:
         query = select(FeatureInstance.feature_code).where(
             FeatureInstance.mandate_id == context.mandate_id
@@ -246,4 +260,4 @@ async def load_toolbox_environment(runtime: object, context: RequestContext) -> 
             Connection.status != "failed",
         )
         connections = frozenset((await session.execute(kinds)).scalars())
-    return ToolboxEnvironment(connections=connections, feature_codes=codes)
+    return ToolboxEnvironment(connections=connections, feature_codes=codes, host_refusals=refusals)

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import Field
 
-from agentur.ai.messages import AiRequest, CallOptions, Message
+from agentur.ai.messages import Message
 from agentur.ai.operation_types import OperationType
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.text_input import TextOrFile, input_text, windows
 from agentur.tools.tool import Tool, ToolContext
 
@@ -56,13 +56,14 @@ async def translate(args: TranslateArguments, context: ToolContext) -> dict[str,
         if not window.strip():
             parts.append(window)
             continue
-        request = AiRequest(
+        response = await ask_model(
+            context,
             OperationType.translate,
-            (system, Message.user(window)),
-            options=CallOptions(temperature=0.0, max_output_tokens=WINDOW_OUTPUT_TOKENS),
-            workflow_id=context.workflow_id,
+            [system, Message.user(window)],
+            MISSING,
+            temperature=0.0,
+            max_output_tokens=WINDOW_OUTPUT_TOKENS,
         )
-        response = await call_gateway(context, request, MISSING)
         # The splitter keeps the whitespace between windows; the model may not.
         lead = window[: len(window) - len(window.lstrip())]
         trail = window[len(window.rstrip()) :]

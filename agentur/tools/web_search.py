@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentur.ai.messages import AiRequest, CallOptions, Message, SearchOptions
+from agentur.ai.messages import Message, SearchOptions
 from agentur.ai.operation_types import OperationType
-from agentur.tools.gateway_call import call_gateway
+from agentur.tools.gateway_call import ask_model
 from agentur.tools.tool import Tool, ToolContext
 
 MISSING = (
@@ -26,13 +26,9 @@ class WebSearchArguments(BaseModel):
 
 
 async def web_search(args: WebSearchArguments, context: ToolContext) -> dict[str, Any]:
-    request = AiRequest(
-        OperationType.web_search,
-        (Message.user(args.query),),
-        options=CallOptions(search=SearchOptions(args.max_results, args.recency_days)),
-        workflow_id=context.workflow_id,
-    )
-    response = await call_gateway(context, request, MISSING)
+    search = SearchOptions(args.max_results, args.recency_days)
+    query = Message.user(args.query)
+    response = await ask_model(context, OperationType.web_search, [query], MISSING, search=search)
     results = [
         {
             "title": source.title,

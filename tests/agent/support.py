@@ -12,6 +12,7 @@ from agentur.ai.messages import ToolCall
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, Step
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.tools.registry import ToolRegistry
 from agentur.tools.tool import Tool
 from agentur.tools.toolboxes import ToolboxEnvironment
@@ -47,7 +48,7 @@ class Recorder:
 
 def scripted(script: Sequence[Step], *models: ModelSpec) -> tuple[AiService, ScriptedProvider]:
     provider = ScriptedProvider(list(script), model_specs=list(models) or [chat_model()])
-    return AiService([provider]), provider
+    return AiService([provider], settings=AiSettings()), provider
 
 
 def deps(

@@ -14,6 +14,7 @@ from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.agent.support import call, scripted
 from tests.ai.wire_servers import WireServer, openai_stream
@@ -57,7 +58,7 @@ async def test_streams_events_from_an_openai_compatible_server_and_keeps_the_tra
         output_price_usd_per_mtok=2.0,
     )
     provider = OpenAICompatibleProvider(base_url=openai_server.base_url, models=[model])
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     openai_server.enqueue(
         openai_stream(tool_calls=[ToolCall("call_a", "list_files", {})]),
         openai_stream(tool_calls=[ToolCall("call_b", "read_file", {"file_id": file_id})]),

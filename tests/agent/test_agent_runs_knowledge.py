@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.storage.models.knowledge import RoundMemory, WorkflowMemory
@@ -26,7 +27,9 @@ async def test_api_run_gets_the_rag_block_and_stores_round_memory(
         [ScriptedTurn.call("list_files"), ScriptedTurn(text="At half past three.")]
     )
     await runtime.ai.aclose()
-    runtime.ai = AiService([provider])  # chat and (trigram) embeddings from one provider
+    runtime.ai = AiService(
+        [provider], settings=AiSettings()
+    )  # chat and (trigram) embeddings from one provider
     store = KnowledgeStore(runtime, knowledge_settings())
     use_knowledge_store(runtime, store)
     file = await upload(runtime, alice.context, "feeding.txt", f"Feeding times\n\n{PASSAGE}\n")

@@ -8,6 +8,7 @@ import asyncio
 import httpx
 
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.api.app import create_app
 from agentur.config import Settings
 from agentur.runtime import Runtime
@@ -20,7 +21,7 @@ async def test_a_run_is_cancelled_from_another_worker(
 ) -> None:
     alice = await tenants.member()
     model = HangingModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
     other_runtime = Runtime.from_settings(settings)  # a second worker on the same database
     other = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=create_app(runtime=other_runtime)),

@@ -14,6 +14,7 @@ from agentur.ai.messages import AiRequest, StreamEvent
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.api.routes.agent_runs import _stream
 from agentur.context import RequestContext, Role
 from agentur.runtime import Runtime
@@ -39,7 +40,7 @@ async def test_delete_cancels_a_running_run(
 ) -> None:
     alice = await tenants.member()
     model = HangingModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
     waiting = asyncio.create_task(
         client.post("/v1/agent/runs", headers=alice.headers, json={"prompt": "wait"})
     )
@@ -57,7 +58,7 @@ async def test_delete_cancels_a_running_run(
 
 async def test_a_client_disconnect_cancels_the_streamed_run() -> None:
     model = HangingModel()
-    run_deps = deps(AiService([model]), [])
+    run_deps = deps(AiService([model], settings=AiSettings()), [])
     context = RequestContext("u", "m", Role.member)
     prepared = await prepare_run("wait", AgentConfig(), context, run_deps)
     handle = ActiveRuns().start(prepared, run_deps)

@@ -23,6 +23,7 @@ from agentur.agent.run_heartbeat import RunHeartbeat
 from agentur.agent.settings import AgentSettings
 from agentur.ai.mandate_ai_settings import update_mandate_ai_settings
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import utc_now
 from agentur.runtime import Runtime
 from agentur.storage.database import Database
@@ -40,7 +41,10 @@ FAST = AgentSettings(agent_heartbeat_seconds=0.05, agent_heartbeat_timeout_secon
 async def _stored_run(runtime: Runtime, member: Member) -> PreparedRun:
     """A run row as `prepare_run` leaves it: `running`, with its workflow and user message."""
     return await prepare_run(
-        "plan my week", AgentConfig(), member.context, deps(AiService([]), runtime=runtime)
+        "plan my week",
+        AgentConfig(),
+        member.context,
+        deps(AiService([], settings=AiSettings()), runtime=runtime),
     )
 
 
@@ -157,7 +161,9 @@ async def test_a_live_run_outlives_the_timeout_and_its_holds_name_it(
         await update_mandate_ai_settings(session, alice.mandate_id, {"monthly_limit_chf": 10.0})
     model = HangingModel()
     run_deps = runtime.agent_dependencies(FAST)
-    run_deps.ai = AiService([model], store=runtime.ai.store)  # holds in the database
+    run_deps.ai = AiService(
+        [model], store=runtime.ai.store, settings=AiSettings()
+    )  # holds in the database
     prepared = await prepare_run("wait", AgentConfig(), alice.context, run_deps)
     task = asyncio.create_task(execute_run(prepared, run_deps))
     try:
@@ -194,7 +200,9 @@ async def test_a_stalled_worker_does_not_overwrite_the_verdict(
     """Declared dead while it was only stalled: its late finish leaves the run `failed`."""
     alice = await tenants.member()
     model = HangingModel()
-    run_deps = deps(AiService([model]), runtime=runtime)  # no heartbeat: as if stalled
+    run_deps = deps(
+        AiService([model], settings=AiSettings()), runtime=runtime
+    )  # no heartbeat: as if stalled
     prepared = await prepare_run("wait", AgentConfig(), alice.context, run_deps)
     task = asyncio.create_task(execute_run(prepared, run_deps))
     await asyncio.wait_for(model.called.wait(), timeout=10)

@@ -19,6 +19,7 @@ from agentur.ai.messages import ToolCall
 from agentur.ai.providers.anthropic import AnthropicProvider
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, Role
 from agentur.tools.tool import Tool, ToolContext
 from tests.agent.support import chat_model, deps
@@ -60,7 +61,7 @@ def _rag_changing_every_round() -> Any:
 
 
 def _agent_deps(provider: Any) -> AgentDependencies:
-    run_deps = deps(AiService([provider]), [PAGE_TOOL])
+    run_deps = deps(AiService([provider], settings=AiSettings()), [PAGE_TOOL])
     run_deps.rag = _rag_changing_every_round()
     return run_deps
 

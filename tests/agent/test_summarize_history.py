@@ -13,6 +13,7 @@ from agentur.ai.messages import AiRequest, Message, Role, StreamDone, ToolCall
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext
 from agentur.context import Role as UserRole
 from agentur.tools.tool import Tool, ToolContext
@@ -101,7 +102,7 @@ async def test_summarization_in_the_loop_keeps_pairs_prompt_and_counts_cost() ->
 
     model = chat_model(context_window=4_000, input_price_usd_per_mtok=10.0)
     provider = ScriptedProvider([step] * 40, model_specs=[model])
-    ai = CostRecordingAi([provider])
+    ai = CostRecordingAi([provider], settings=AiSettings())
     run_deps = deps(ai, [Tool("look", "Look at a page.", Look, look, read_only=True)])
     run_deps.settings = run_deps.settings.model_copy(update={"agent_keep_recent_turns": 2})
 

@@ -20,9 +20,11 @@ from agentur.ai.messages import AiRequest, StreamEvent
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.conftest import Member, Tenants
+from tests.reread_settings import reread_settings
 
 HOLD = "HOLD until released"
 RETRY_AFTER = "7"
@@ -56,12 +58,13 @@ class GatedModel(ScriptedProvider):
 
 
 @pytest.fixture
-def limits(monkeypatch: pytest.MonkeyPatch) -> None:
+def limits(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     """Small limits, set the way the README tells an operator to."""
     monkeypatch.setenv("AGENTUR_TENANT_MAX_AGENT_RUNS", "3")
     monkeypatch.setenv("AGENTUR_WORKER_MAX_EXPENSIVE_REQUESTS", "5")
     monkeypatch.setenv("AGENTUR_ADMISSION_WAIT_SECONDS", "0.2")
     monkeypatch.setenv("AGENTUR_RETRY_AFTER_SECONDS", RETRY_AFTER)
+    reread_settings(runtime)
 
 
 def run(client: httpx.AsyncClient, member: Member, prompt: str) -> asyncio.Task[httpx.Response]:
@@ -87,7 +90,7 @@ async def test_a_mandates_burst_gets_429_and_leaves_another_mandate_served(
 ) -> None:
     alice, bob = await tenants.member("acme"), await tenants.member("globex")
     model = GatedModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
 
     burst = [run(client, alice, HOLD) for _ in range(10)]
     await until(lambda: model.held == 3 and sum(t.done() for t in burst) == 7, "the burst")
@@ -121,7 +124,7 @@ async def test_all_mandates_together_reach_the_workers_limit_and_get_503(
 ) -> None:
     alice, bob, carol = [await tenants.member(name) for name in ("acme", "globex", "initech")]
     model = GatedModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
     held = [run(client, alice, HOLD) for _ in range(3)] + [run(client, bob, HOLD) for _ in range(2)]
     await until(lambda: model.held == 5, "five held runs")
 
@@ -142,9 +145,10 @@ async def test_a_streamed_answer_holds_its_slot_until_its_last_byte(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("AGENTUR_TENANT_MAX_MODEL_CALLS", "1")
+    reread_settings(runtime)
     alice = await tenants.member()
     model = GatedModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
     held = {"model": MODEL, "messages": [{"role": "user", "content": HOLD}], "stream": True}
     streaming = asyncio.create_task(
         client.post("/openai/v1/chat/completions", json=held, headers=alice.headers)

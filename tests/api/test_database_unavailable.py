@@ -17,15 +17,22 @@ from fastapi import FastAPI
 from starlette.datastructures import State
 
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.config import Settings
 from agentur.runtime import Runtime
 from tests.api.test_backpressure import MODEL, RETRY_AFTER, GatedModel, assert_retry_later
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 
 
 @pytest.fixture
-def limits(monkeypatch: pytest.MonkeyPatch) -> None:
+def retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENTUR_RETRY_AFTER_SECONDS", RETRY_AFTER)
+
+
+@pytest.fixture
+def limits(runtime: Runtime, retry_after: None) -> None:
+    reread_settings(runtime)  # the test's runtime was built before the setting
 
 
 @pytest.fixture
@@ -55,7 +62,7 @@ async def test_sqlite_write_lock_held_past_the_busy_timeout_answers_503(
     write_lock: sqlean.Connection,
 ) -> None:
     alice = await tenants.member()
-    runtime.ai = AiService([GatedModel()])
+    runtime.ai = AiService([GatedModel()], settings=AiSettings())
     chat = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
     write_lock.execute("BEGIN IMMEDIATE")
     folder = await client.post("/v1/folders", json={"name": "Reports"}, headers=alice.headers)
@@ -80,7 +87,7 @@ def closed_port() -> int:
 
 @pytest.mark.parametrize("where", ["closed port", "missing unix socket"])
 async def test_unreachable_postgresql_answers_503_on_healthz_and_api(
-    tmp_path: Path, api_app: FastAPI, limits: None, where: str
+    tmp_path: Path, api_app: FastAPI, retry_after: None, where: str
 ) -> None:
     # The embedded server of the scale-out bench listens on a Unix socket, whose file is gone
     # while it restarts: FileNotFoundError, not ConnectionRefusedError.

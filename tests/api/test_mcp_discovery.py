@@ -19,6 +19,7 @@ from agentur.runtime import Runtime
 from tests.api.live_server import live_server
 from tests.api.test_mcp_server import mcp_client
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 
 ISSUER = "https://login.example.com/realms/agentur"
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -61,6 +62,7 @@ async def test_an_oauth_client_discovers_the_authorization_server_and_keys_still
     runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTUR_MCP_AUTHORIZATION_SERVERS", ISSUER)
+    reread_settings(runtime)
     alice = await tenants.member()
     async with (
         live_server(create_app(runtime=runtime)) as base_url,

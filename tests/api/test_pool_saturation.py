@@ -11,15 +11,18 @@ import pytest
 from sqlalchemy import text
 
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.config import Settings
 from agentur.runtime import Runtime
 from tests.api.test_backpressure import MODEL, RETRY_AFTER, GatedModel, assert_retry_later
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 
 
 @pytest.fixture
-def limits(monkeypatch: pytest.MonkeyPatch) -> None:
+def limits(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENTUR_RETRY_AFTER_SECONDS", RETRY_AFTER)
+    reread_settings(runtime)
 
 
 @pytest.fixture
@@ -40,7 +43,7 @@ async def test_no_free_database_connection_answers_503_with_retry_after(
     limits: None,
 ) -> None:
     alice = await tenants.member()
-    runtime.ai = AiService([GatedModel()])
+    runtime.ai = AiService([GatedModel()], settings=AiSettings())
     chat = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
     async with runtime.database.engine.connect() as held:
         await held.execute(text("SELECT 1"))  # the pool's only connection

@@ -14,12 +14,13 @@ from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.definition import ApiCatalog
 from agentur.assistant.settings import AssistantSettings
 from agentur.egress.check_target import EgressRefusedError
+from agentur.egress.settings import allowed_hosts
 from tests.api.files_helpers import assert_problem
 from tests.assistant.definitions import shop_definition
 from tests.assistant.http_server import Recorded, recording_server
 from tests.conftest import Tenants
 from tests.connections.test_connection_egress import FILE_URL, REFUSAL_WORDS, SPELLINGS
-from tests.egress.allowed_hosts import SETTING, allow
+from tests.egress.allowed_hosts import SETTING, allow, reread
 
 
 @pytest.fixture
@@ -86,12 +87,15 @@ async def test_a_listed_target_is_saved_and_called(
     )
     assert created.status_code == 201, created.text
     # Calls are made under the limits the assistant's settings give, the listing included.
-    api = AssistantApi(ApiCatalog.model_validate(saved), AssistantSettings().api_limits())
+    api = AssistantApi(
+        ApiCatalog.model_validate(saved), AssistantSettings().api_limits(allowed_hosts())
+    )
     response = await api.call("order", {"order_id": "7"})
     assert response.status == 200 and recorded.requests[0]["path"] == "/api/orders/7"
     monkeypatch.delenv(SETTING)
+    reread(monkeypatch)  # as a restart reads the settings again
     with pytest.raises(EgressRefusedError, match="loopback"):
-        await AssistantApi(api.catalog, AssistantSettings().api_limits()).call(
+        await AssistantApi(api.catalog, AssistantSettings().api_limits(allowed_hosts())).call(
             "order", {"order_id": "8"}
         )
     assert len(recorded.requests) == 1

@@ -13,6 +13,7 @@ from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant
 from tests.assistant.definitions import shop_definition
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 
 
 async def _create(client: httpx.AsyncClient, headers: dict[str, str], **overrides) -> str:  # type: ignore[no-untyped-def]
@@ -163,9 +164,10 @@ async def test_publishable_key_cannot_read_configuration_or_other_assistants(
 
 
 async def test_revoked_visitor_key_and_rate_limit(
-    client: httpx.AsyncClient, tenants: Tenants, monkeypatch
+    client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("AGENTUR_ASSISTANT_VISITOR_RATE_PER_MINUTE", "2")
+    reread_settings(runtime)
     admin = await tenants.member()
     assistant_id = await _create(client, admin.headers)
     key = (

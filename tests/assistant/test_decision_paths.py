@@ -5,11 +5,14 @@ from __future__ import annotations
 from agentur.ai.messages import ToolCall
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.assistant.settings import AssistantSettings
 from tests.assistant.definitions import RETURNS_ANSWER
 from tests.assistant.turns import DOCUMENT, MemoryKnowledge, intent, scripted_ai, turn
 
-NO_PROVIDER = AiService([])  # the gateway with nothing configured: NoModelError on every call
+NO_PROVIDER = AiService(
+    [], settings=AiSettings()
+)  # the gateway with nothing configured: NoModelError on every call
 
 
 # --- with the scripted provider -------------------------------------------------------------

@@ -12,6 +12,7 @@ from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.assistant.embedding_router import GatewayEmbedder, router_scores
 from agentur.assistant.intent_head import Calibrated, fit, threshold_for, train, train_mixed
 from agentur.assistant.keyword_router import Candidate, Scored
@@ -137,7 +138,7 @@ def embedding_spec(provider: str, name: str) -> ModelSpec:
 async def test_the_router_embeds_with_its_pinned_model_not_the_cloud_one() -> None:
     cloud = ScriptedProvider(name="openai", model_specs=[embedding_spec("openai", "te-3-small")])
     local = ScriptedProvider(name="local", model_specs=[embedding_spec("local", "on-device")])
-    ai = AiService([cloud, local])
+    ai = AiService([cloud, local], settings=AiSettings())
     assert (await GatewayEmbedder(ai, CONTEXT).embed(["hello"])).model == "local:on-device"
     pinned = GatewayEmbedder(ai, CONTEXT, "openai:te-3-small")
     assert (await pinned.embed(["hello"])).model == "openai:te-3-small"
@@ -145,7 +146,10 @@ async def test_the_router_embeds_with_its_pinned_model_not_the_cloud_one() -> No
 
 
 async def test_without_the_pinned_model_the_router_falls_back_to_keywords() -> None:
-    ai = AiService([ScriptedProvider(name="openai", model_specs=[embedding_spec("openai", "x")])])
+    ai = AiService(
+        [ScriptedProvider(name="openai", model_specs=[embedding_spec("openai", "x")])],
+        settings=AiSettings(),
+    )
     returns = Candidate("faq", "returns", ("How can I return an item?",), ("return",))
     routed = await route_message(
         "I want to return my shoes",
@@ -162,7 +166,10 @@ async def test_without_the_pinned_model_the_router_falls_back_to_keywords() -> N
 
 
 async def test_similarity_routes_a_paraphrase_and_rejects_off_topic() -> None:
-    ai = AiService([ScriptedProvider(name="local", model_specs=[embedding_spec("local", "x")])])
+    ai = AiService(
+        [ScriptedProvider(name="local", model_specs=[embedding_spec("local", "x")])],
+        settings=AiSettings(),
+    )
     embedder = GatewayEmbedder(ai, CONTEXT)
     candidates = [
         Candidate(
@@ -240,7 +247,7 @@ def on_device_routing(ai: AiService) -> dict[str, Any]:
 
 
 async def test_on_device_model_routes_paraphrases_and_rejects_chatter_in_four_languages() -> None:
-    ai = AiService([LocalEmbeddingProvider()])  # the real on-device model
+    ai = AiService([LocalEmbeddingProvider()], settings=AiSettings())  # the real on-device model
     kwargs = on_device_routing(ai)
     for message, target in (
         ("Bis wann habt ihr am Samstag offen?", "opening"),
@@ -317,7 +324,7 @@ PRAXIS = [
 
 
 async def test_five_german_variants_route_unseen_paraphrases_and_refuse_chatter() -> None:
-    ai = AiService([LocalEmbeddingProvider()])  # the real on-device model
+    ai = AiService([LocalEmbeddingProvider()], settings=AiSettings())  # the real on-device model
     kwargs = on_device_routing(ai)
     for message, target in (
         ("Ist am Freitagnachmittag noch etwas frei?", "termin"),

@@ -6,20 +6,23 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from agentur.runtime import Runtime
 from tests.assistant.definitions import shop_definition
 from tests.assistant.http_server import recording_server
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 
 SECRET = "sk-live-very-secret"
 
 
 async def test_flow_calls_the_catalog_with_server_side_credentials(
-    client: httpx.AsyncClient, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     admin = await tenants.member()
     with recording_server() as (base, recorded):
         # The test server is on 127.0.0.1: exempt exactly it, as an operator would.
         monkeypatch.setenv("AGENTUR_ASSISTANT_API_ALLOWED_HOSTS", base.removeprefix("http://"))
+        reread_settings(runtime)
         definition = shop_definition(
             api_catalog={
                 "base_url": f"{base}/api",

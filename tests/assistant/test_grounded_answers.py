@@ -7,6 +7,7 @@ from __future__ import annotations
 from agentur.ai.model_spec import Capability
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.knowledge_port import Passage, SourceWindow
 from agentur.assistant.settings import AssistantSettings
@@ -147,7 +148,9 @@ async def test_a_recovering_model_has_its_written_call_run() -> None:
         ],
     )
     result = await turn(
-        "When are you open on Saturday?", ai=AiService([provider]), knowledge=Documents(HOURS)
+        "When are you open on Saturday?",
+        ai=AiService([provider], settings=AiSettings()),
+        knowledge=Documents(HOURS),
     )
     # Only the checked answer reaches the visitor, not the text of the tool round.
     assert chunks(result) == "Saturday 9:00 to 16:00 [2]."

@@ -8,6 +8,7 @@ import httpx
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.workspace.scopes import Scope
@@ -31,7 +32,7 @@ async def test_extractive_answer_from_an_indexed_pdf(
     client: httpx.AsyncClient, tenants: Tenants, runtime: Runtime
 ) -> None:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider(model_specs=[EMBEDDING_ONLY])])
+    runtime.ai = AiService([ScriptedProvider(model_specs=[EMBEDDING_ONLY])], settings=AiSettings())
     store = KnowledgeStore(runtime, knowledge_settings())
     use_knowledge_store(runtime, store)
     admin = await tenants.member()

@@ -20,6 +20,7 @@ from agentur.assistant.replay import Label, run_replay
 from agentur.assistant.settings import AssistantSettings
 from agentur.cli import assistant_commands
 from agentur.cli.main import app
+from agentur.egress.settings import allowed_hosts
 from agentur.runtime import Runtime
 from agentur.storage.models.assistant import Assistant, AssistantDecision
 from tests.assistant.definitions import shop_definition
@@ -37,7 +38,7 @@ async def _assistant(runtime: Runtime, tenants: Tenants) -> str:
     member = await tenants.member()
     async with runtime.database.transaction() as session:
         box = CredentialsBox.from_settings(None, runtime.settings.data_dir)
-        egress = AssistantSettings().api_limits().egress
+        egress = AssistantSettings().api_limits(allowed_hosts()).egress
         service = AssistantService(session, member.context, box, egress)
         row = await service.create(AssistantDefinition.model_validate(shop_definition()))
         return row.id

@@ -12,6 +12,7 @@ import numpy as np
 from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.intent_head import fit
 from agentur.assistant.settings import AssistantSettings
@@ -24,7 +25,7 @@ def with_on_device_router(*turns: Any) -> tuple[AiService, ScriptedProvider]:
     """A chat model that answers as scripted beside the real on-device embedding model, which
     the router uses by default (AGENTUR_ASSISTANT_ROUTER_EMBEDDING_MODEL=local)."""
     chat = ScriptedProvider(list(turns), fallback=None)
-    return AiService([LocalEmbeddingProvider(), chat]), chat
+    return AiService([LocalEmbeddingProvider(), chat], settings=AiSettings()), chat
 
 
 async def test_a_sure_faq_is_answered_without_a_model_call_and_survives_a_misrouting_model():

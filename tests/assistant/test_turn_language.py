@@ -4,9 +4,10 @@ conversation already has."""
 from __future__ import annotations
 
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from tests.assistant.turns import turn
 
-NO_PROVIDER = AiService([])
+NO_PROVIDER = AiService([], settings=AiSettings())
 
 
 async def test_an_english_person_request_in_a_german_conversation_gets_english() -> None:

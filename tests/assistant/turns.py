@@ -9,6 +9,7 @@ from typing import Any
 
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.embedding_router import GatewayEmbedder
 from agentur.assistant.events import TurnEvent
@@ -106,7 +107,7 @@ class Turn:
 
 def scripted_ai(*turns: ScriptedTurn) -> tuple[AiService, ScriptedProvider]:
     provider = ScriptedProvider(list(turns), fallback=None)
-    return AiService([provider]), provider
+    return AiService([provider], settings=AiSettings()), provider
 
 
 async def turn(

@@ -28,7 +28,12 @@ async def test_pages_task_comment_errors_and_test_action(
     with clickup_server() as (base_url, state):
         allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             good = await service.create(
                 "clickup", "ClickUp", {"base_url": base_url}, Credentials(password=CLICKUP_TOKEN)
             )

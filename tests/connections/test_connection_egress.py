@@ -33,7 +33,7 @@ from tests.api.files_helpers import assert_problem
 from tests.conftest import Tenants
 from tests.connections.graph_server import CLIENT_ID, CLIENT_SECRET, DRIVE, graph_server
 from tests.connections.json_server import JsonHandler, serving
-from tests.egress.allowed_hosts import SETTING, allow
+from tests.egress.allowed_hosts import SETTING, allow, reread
 from tests.egress.listeners import Listener, listening, redirect
 
 # Every address class and spelling the rule refuses, as the host part of a URL.
@@ -172,6 +172,7 @@ async def test_every_spelling_is_refused_when_saved(
     name: str,
 ) -> None:
     monkeypatch.delenv(SETTING, raising=False)
+    reread(monkeypatch)
     variant = VARIANTS[name]
     alice = await tenants.member("acme")
     kept = variant.settings(PUBLIC, "mail.example.com", ELSEWHERE)
@@ -238,6 +239,7 @@ async def test_every_connect_checks_again_and_a_listed_target_is_reached(
 
         allow_only = {SETTING: f"127.0.0.1:{companion.port}"}
         monkeypatch.setenv(SETTING, allow_only[SETTING])  # the listener's listing taken back
+        reread(monkeypatch)
         for spelling in [*SPELLINGS, FILE_URL]:
             await _store_settings(
                 runtime, connection_id, spelled(variant, loopback, spelling, other)
@@ -275,7 +277,12 @@ async def test_the_graph_url_is_checked_at_every_connect(
         allow(monkeypatch, base)
         settings = {"tenant_id": "t", "client_id": CLIENT_ID, "token_url": f"{base}/token"}
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             connection = await service.create(
                 "microsoft", "M365", settings, Credentials(password=CLIENT_SECRET)
             )
@@ -343,11 +350,17 @@ async def test_a_tool_download_from_an_internal_source_gets_nothing(
     with serving(Internal) as port:
         allow(monkeypatch, port)
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             settings = {"base_url": f"http://127.0.0.1:{port}/"}
             await service.create("webdav", "Share", settings, Credentials(password="p"))
             await service.commit()
         monkeypatch.delenv(SETTING)
+        reread(monkeypatch)
         ai, _ = scripted(
             [
                 ScriptedTurn.calls(call("download_to_workspace", "d", path="latest/meta-data")),

@@ -30,7 +30,12 @@ async def test_search_pages_read_comment_and_errors(
     with jira_server() as (base_url, state):
         allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             await service.create(
                 "jira", "Ops Jira", {"base_url": base_url, "email": JIRA_EMAIL},
                 Credentials(password=JIRA_TOKEN),
@@ -93,7 +98,12 @@ async def test_jira_connection_test_reports_jiras_error(
     with jira_server() as (base_url, _):
         allow(monkeypatch, base_url)
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             outcomes = []
             for token in (JIRA_TOKEN, "wrong"):
                 connection = await service.create(

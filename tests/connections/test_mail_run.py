@@ -56,7 +56,12 @@ async def add_mail_connection(
     runtime: Runtime, member: Member, imap_port: int, smtp_port: int, **options: object
 ) -> str:
     async with runtime.database.session() as session:
-        service = ConnectionService(session, member.context, credentials_box(runtime.settings))
+        service = ConnectionService(
+            session,
+            member.context,
+            credentials_box(runtime.settings),
+            runtime.all_settings.connections,
+        )
         connection = await service.create(
             "mail",
             "Office mail",
@@ -192,7 +197,12 @@ async def test_failing_smtp_is_an_honest_error_and_another_tenant_sees_nothing(
     [listed] = recorder.of(EventType.tool_result)
     assert json.loads(listed["content"]) == {"connections": []}
     async with runtime.database.session() as session:
-        service = ConnectionService(session, mallory.context, credentials_box(runtime.settings))
+        service = ConnectionService(
+            session,
+            mallory.context,
+            credentials_box(runtime.settings),
+            runtime.all_settings.connections,
+        )
         with pytest.raises(NotFoundError, match=f"connection {connection_id} not found"):
             await service.get(connection_id)
 

@@ -62,7 +62,12 @@ async def add_connection(
     runtime: Runtime, member: Member, url: str, token: str, *, neutralize: bool = False
 ) -> str | None:
     async with runtime.database.session() as session:
-        service = ConnectionService(session, member.context, credentials_box(runtime.settings))
+        service = ConnectionService(
+            session,
+            member.context,
+            credentials_box(runtime.settings),
+            runtime.all_settings.connections,
+        )
         connection = await service.create(
             "mcp", "Weather", {"url": url}, Credentials(password=token), neutralize=neutralize
         )

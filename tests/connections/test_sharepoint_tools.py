@@ -41,7 +41,12 @@ async def test_list_pages_download_neutralized_and_errors(
             "token_url": f"{base}/{{tenant_id}}/oauth2/v2.0/token", "graph_url": f"{base}/v1.0/",
         }  # fmt: skip
         async with runtime.database.session() as session:
-            service = ConnectionService(session, alice.context, credentials_box(runtime.settings))
+            service = ConnectionService(
+                session,
+                alice.context,
+                credentials_box(runtime.settings),
+                runtime.all_settings.connections,
+            )
             wrong = await service.create(
                 "microsoft", "Old", settings, Credentials(password="expired")
             )

@@ -43,7 +43,12 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[st
 
 async def add_source(runtime: Runtime, member: Member, base_url: str, neutralize: bool) -> str:
     async with runtime.database.session() as session:
-        service = ConnectionService(session, member.context, credentials_box(runtime.settings))
+        service = ConnectionService(
+            session,
+            member.context,
+            credentials_box(runtime.settings),
+            runtime.all_settings.connections,
+        )
         connection = await service.create(
             "webdav", "Client share", {"base_url": base_url, "username": DAV_USER},
             Credentials(password=DAV_PASSWORD), neutralize=neutralize,

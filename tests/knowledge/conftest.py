@@ -9,6 +9,7 @@ import pytest
 
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
@@ -33,7 +34,7 @@ def knowledge_settings(**changes: object) -> KnowledgeSettings:
 @pytest.fixture
 async def store(runtime: Runtime) -> AsyncIterator[KnowledgeStore]:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     knowledge = KnowledgeStore(runtime, knowledge_settings())
     use_knowledge_store(runtime, knowledge)
     yield knowledge

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.config import Settings
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
+from agentur.settings import AllSettings
 from agentur.storage.blob_store import BlobStore
 from agentur.storage.database import Database
 from tests.knowledge.conftest import knowledge_settings
@@ -23,7 +25,8 @@ async def main(database_url: str, data_dir: str, file_id: str, signal_path: str)
         settings=settings,
         database=Database(settings.resolved_database_url),
         blobs=BlobStore(settings.blob_dir),
-        ai=AiService([ScriptedProvider()]),
+        ai=AiService([ScriptedProvider()], settings=AiSettings()),
+        all_settings=AllSettings.from_environment(settings),
     )
 
     async def hang(file_id: str) -> None:

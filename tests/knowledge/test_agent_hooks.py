@@ -9,6 +9,7 @@ from agentur.agent.run_agent import run_agent
 from agentur.agent.settings import AgentSettings
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from agentur.storage.models.knowledge import RoundMemory
@@ -27,7 +28,7 @@ async def test_agent_round_gets_rag_block_and_round_memory(
             ScriptedTurn(text="It opens at nine."),
         ]
     )
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     store.embedder.ai = runtime.ai
     deps = runtime.agent_dependencies(AgentSettings())
     result = await run_agent(

@@ -10,6 +10,7 @@ from sqlalchemy import event, select
 
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.storage.models.knowledge import FileContentIndex
@@ -20,7 +21,7 @@ TOPICS = ["glacier", "harbour", "vineyard", "observatory", "monastery", "lightho
 
 async def _store(runtime: Runtime, **indexer_options: object) -> KnowledgeStore:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     store = KnowledgeStore(
         runtime, knowledge_settings(knowledge_embedding_batch=4), **indexer_options
     )

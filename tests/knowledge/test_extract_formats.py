@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from agentur.knowledge.extract import extract
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.udm import ContentType, Document
 from tests.knowledge import sample_files
+
+OCR = OcrSettings()  # read from the environment, as the settings root reads them
 
 
 def _of(document: Document, kind: ContentType) -> list:
@@ -19,7 +22,7 @@ def _offsets_exact(document: Document) -> None:
 
 
 def test_pdf_headings_tables_pages() -> None:
-    document = extract(sample_files.pdf_bytes(), "report.pdf", "application/pdf")
+    document = extract(sample_files.pdf_bytes(), "report.pdf", "application/pdf", OCR)
     assert document.page_count == 2
     titles = {(s.title, s.level, s.page) for s in document.sections}
     assert ("Annual Report", 1, 1) in titles and ("Figures", 2, 2) in titles
@@ -32,7 +35,7 @@ def test_pdf_headings_tables_pages() -> None:
 
 
 def test_docx_headings_tables_lists_page_breaks() -> None:
-    document = extract(sample_files.docx_bytes(), "handbook.docx", "application/octet-stream")
+    document = extract(sample_files.docx_bytes(), "handbook.docx", "application/octet-stream", OCR)
     assert [s.path for s in document.sections] == [
         ("Handbook",),
         ("Handbook", "Holidays"),
@@ -47,17 +50,17 @@ def test_docx_headings_tables_lists_page_breaks() -> None:
 
 
 def test_xlsx_and_csv_tables() -> None:
-    workbook = extract(sample_files.xlsx_bytes(), "book.xlsx", "")
+    workbook = extract(sample_files.xlsx_bytes(), "book.xlsx", "", OCR)
     assert [s.title for s in workbook.sections] == ["Prices", "Stock"]
     tables = _of(workbook, ContentType.table)
     assert tables[0].rows == (("Item", "Price"), ("Apple", "2"))
     assert tables[1].heading_path == ("Stock",)
-    sheet = extract(sample_files.CSV.encode(), "people.csv", "text/csv")
+    sheet = extract(sample_files.CSV.encode(), "people.csv", "text/csv", OCR)
     assert _of(sheet, ContentType.table)[0].rows[1] == ("Anna", "Bern")
 
 
 def test_html_markdown_json_plain() -> None:
-    html = extract(sample_files.HTML, "page.html", "text/html")
+    html = extract(sample_files.HTML, "page.html", "text/html", OCR)
     assert [s.path for s in html.sections] == [("Guide",), ("Guide", "Table")]
     assert _of(html, ContentType.table)[0].rows == (("Key", "Value"), ("a", "1"))
     assert {b.content_type for b in html.blocks} >= {
@@ -67,17 +70,17 @@ def test_html_markdown_json_plain() -> None:
     }
     assert "var x" not in html.text
 
-    markdown = extract(sample_files.MARKDOWN.encode(), "guide.md", "text/markdown")
+    markdown = extract(sample_files.MARKDOWN.encode(), "guide.md", "text/markdown", OCR)
     assert [s.path for s in markdown.sections] == [("Guide",), ("Guide", "Setup")]
     assert _of(markdown, ContentType.table)[0].rows == (("Key", "Value"), ("a", "1"))
     assert markdown.block_text(_of(markdown, ContentType.code)[0]) == "agentur serve"
     assert _of(markdown, ContentType.image) and _of(markdown, ContentType.list)
 
-    data = extract(sample_files.JSON.encode(), "config.json", "application/json")
+    data = extract(sample_files.JSON.encode(), "config.json", "application/json", OCR)
     assert ("servers",) in [s.path for s in data.sections]
     assert _of(data, ContentType.table)[0].rows == (("host", "port"), ("a", "1"))
 
-    plain = extract(sample_files.PLAIN.encode(), "notes.txt", "text/plain")
+    plain = extract(sample_files.PLAIN.encode(), "notes.txt", "text/plain", OCR)
     assert plain.page_count == 2
     assert [b.page for b in plain.blocks] == [1, 1, 2]
     assert plain.blocks[1].content_type is ContentType.list

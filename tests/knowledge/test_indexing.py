@@ -11,6 +11,7 @@ from sqlalchemy import func, select, text, update
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import utc_now
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
@@ -78,7 +79,7 @@ async def test_incremental_reindex_touches_only_changed_files(
         replace(embedding_spec, name="scripted-embedding-v2"),
     ]
     await runtime.ai.aclose()
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     changed = KnowledgeStore(
         runtime,
         knowledge_settings(knowledge_embedding_model="scripted:scripted-embedding-v2"),
@@ -134,7 +135,7 @@ async def test_lexical_fallback_when_the_embedder_raises(
     assert set(result.legs) == {"lexical", "vector"} and "vector" in result.hits[0].legs
 
     # No providers at all: still lexical search, and the RAG block is empty, not an error.
-    store.embedder.ai = AiService([])
+    store.embedder.ai = AiService([], settings=AiSettings())
     async with runtime.database.session() as session:
         result = await store.search.search(session, "Zermatt", alice.context)
         assert result.legs == ["lexical"] and result.hits

@@ -14,6 +14,7 @@ from agentur.ai.providers import local_embedding
 from agentur.ai.providers.local_embedding import LocalEmbeddingProvider
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.cpu_pool import background_work, in_background, offload, run_in_pool
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
@@ -35,7 +36,7 @@ def _large_markdown(sections: int) -> str:
 @pytest.fixture
 async def small_batches(runtime: Runtime) -> KnowledgeStore:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     store = KnowledgeStore(runtime, knowledge_settings(knowledge_embedding_batch=BATCH))
     use_knowledge_store(runtime, store)
     return store
@@ -226,7 +227,7 @@ async def test_the_executor_setting_chooses_where_indexing_runs(
     runtime: Runtime, tenants, executor: str
 ) -> None:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     store = KnowledgeStore(runtime, knowledge_settings(knowledge_index_executor=executor))
     alice = await tenants.member()
     file = await upload(runtime, alice.context, "guide.md", "# Guide\n\nZermatt glacier tours.")

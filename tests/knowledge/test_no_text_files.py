@@ -8,9 +8,12 @@ import httpx
 import pytest
 
 from agentur.knowledge.extract import extract
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from agentur.workspace.text_window import NotTextError
+
+OCR = OcrSettings()  # read from the environment, as the settings root reads them
 
 # An MP3 frame header, then bytes that are not UTF-8 — with words in them that a Latin-1 reading
 # of the file would index.
@@ -30,7 +33,7 @@ BINARY = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8 + b" alpine sunshine build " +
 )
 def test_binary_files_are_not_text(name: str, data: bytes, mime_type: str, reason: str) -> None:
     with pytest.raises(NotTextError, match=reason):
-        extract(data, name, mime_type)
+        extract(data, name, mime_type, OCR)
 
 
 async def test_an_audio_upload_is_not_indexed_as_text_and_never_a_search_hit(

@@ -9,10 +9,13 @@ import shutil
 import pytest
 
 from agentur.knowledge.extract import extract
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.store import KnowledgeStore
 from agentur.runtime import Runtime
 from tests.knowledge.conftest import upload
 from tests.knowledge.sample_files import scanned_page, scanned_png
+
+OCR = OcrSettings()  # read from the environment, as the settings root reads them
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (.ci/run installs it)"
@@ -48,7 +51,7 @@ def _scanned_pdf() -> bytes:
 
 
 def test_a_scanned_pdf_has_text_per_page() -> None:
-    document = extract(_scanned_pdf(), "vertrag.pdf", "application/pdf")
+    document = extract(_scanned_pdf(), "vertrag.pdf", "application/pdf", OCR)
     assert document.page_count == 2
     pages: dict[int | None, str] = {}
     for block in document.blocks:

@@ -15,6 +15,7 @@ from agentur.agent.run_agent import run_agent
 from agentur.ai.messages import AiRequest
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn, Step
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
@@ -34,7 +35,7 @@ async def use_store(
     runtime: Runtime, provider: ScriptedProvider, **settings: object
 ) -> KnowledgeStore:
     await runtime.ai.aclose()
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     store = KnowledgeStore(runtime, knowledge_settings(**settings))
     use_knowledge_store(runtime, store)
     return store

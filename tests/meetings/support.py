@@ -14,6 +14,7 @@ from agentur.ai.model_spec import Capability
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.meetings.live_session import LiveSession
 from agentur.meetings.transcript_file import parse_transcript
 from tests.agent.support import chat_model
@@ -77,7 +78,7 @@ def meeting_turn(request: AiRequest) -> ScriptedTurn:
 
 def meeting_model(*extra_providers: object) -> tuple[AiService, ScriptedProvider]:
     provider = ScriptedProvider([meeting_turn] * 200, model_specs=[MODEL])
-    return AiService([provider, *extra_providers]), provider  # type: ignore[list-item]
+    return AiService([provider, *extra_providers], settings=AiSettings()), provider  # type: ignore[list-item]
 
 
 def of(provider: ScriptedProvider, operation: OperationType) -> list[AiRequest]:

@@ -16,6 +16,7 @@ from agentur.ai.providers.openai import OpenAIProvider
 from agentur.runtime import Runtime
 from tests.ai.wire_servers import Reply, WireServer, openai_speech
 from tests.conftest import Tenants
+from tests.egress.allowed_hosts import reread
 from tests.meetings.support import (
     AGENT_ANSWER,
     events,
@@ -92,6 +93,7 @@ async def test_the_chat_webhook_goes_through_the_egress_rules(
     alice = await tenants.member()
     url = f"{hook_server.url}/chat"
     monkeypatch.delenv("AGENTUR_EGRESS_ALLOWED_HOSTS", raising=False)
+    reread(monkeypatch)
     refused = await client.post(
         "/v1/meetings", headers=alice.headers, json={"chat_webhook_url": url}
     )
@@ -102,6 +104,7 @@ async def test_the_chat_webhook_goes_through_the_egress_rules(
 
     # Allowed by the operator's egress exception: replies are posted to the meeting chat.
     monkeypatch.setenv("AGENTUR_EGRESS_ALLOWED_HOSTS", urlparse(hook_server.url).netloc)
+    reread(monkeypatch)
     hook_server.default_reply = Reply.json({"ok": True})
     meeting = await start(client, alice.headers, wake_name="Agentur", chat_webhook_url=url)
     _, _, question, _ = transcript_lines("en")
@@ -118,6 +121,7 @@ async def test_the_chat_webhook_goes_through_the_egress_rules(
 
     # The rule is checked again at every post: withdrawn, the next reply is not posted.
     monkeypatch.delenv("AGENTUR_EGRESS_ALLOWED_HOSTS")
+    reread(monkeypatch)
     await say(client, alice.headers, meeting["id"], question)
     await settled(app, meeting["id"])
     assert len([r for r in hook_server.received if r.path == "/chat"]) == 1

@@ -21,6 +21,7 @@ from tests.meetings.support import (
     start,
     transcript_lines,
 )
+from tests.reread_settings import reread_settings
 
 
 async def test_a_persistent_directive_changes_later_prompts_until_withdrawn(
@@ -146,6 +147,7 @@ async def test_bad_input_is_refused_with_a_specific_problem(
     runtime.ai, _ = meeting_model()
     monkeypatch.setenv("AGENTUR_MEETING_MAX_UTTERANCES_PER_BATCH", "2")
     monkeypatch.setenv("AGENTUR_MEETING_MAX_UTTERANCE_CHARS", "50")
+    reread_settings(runtime)
     alice = await tenants.member()
     assert (
         await client.post("/v1/meetings", headers=alice.headers, json={"languages": ["German"]})

@@ -13,6 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.tools.registry import ToolRegistry
@@ -146,7 +147,9 @@ async def test_indexing_and_search_metrics_follow_the_worker_and_the_search(
     client: httpx.AsyncClient, runtime: Runtime, tenants: Tenants
 ) -> None:
     await runtime.ai.aclose()
-    runtime.ai = AiService([ScriptedProvider()])  # its trigram embeddings: fast, offline
+    runtime.ai = AiService(
+        [ScriptedProvider()], settings=AiSettings()
+    )  # its trigram embeddings: fast, offline
     store = KnowledgeStore(runtime, knowledge_settings())
     use_knowledge_store(runtime, store)
     alice = await tenants.member()

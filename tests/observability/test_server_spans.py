@@ -17,6 +17,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.api.app import create_app
 from agentur.runtime import Runtime
 from tests.ai.wire_servers import WireServer, openai_stream, openai_text
@@ -49,7 +50,9 @@ async def test_one_server_span_per_request_and_the_provider_reported_genai_attri
         input_price_usd_per_mtok=1.0,
         output_price_usd_per_mtok=2.0,
     )
-    runtime.ai = AiService([OpenAICompatibleProvider(base_url=wire.base_url, models=[spec])])
+    runtime.ai = AiService(
+        [OpenAICompatibleProvider(base_url=wire.base_url, models=[spec])], settings=AiSettings()
+    )
     wire.enqueue(
         openai_text("Bern.", model=SNAPSHOT, input_tokens=31, output_tokens=2),
         openai_stream("Be", "rn.", model=SNAPSHOT, finish_reason="length"),

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from agentur.ai.messages import Role as MessageRole
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import Role
 from agentur.runtime import Runtime
 from tests.assistant.definitions import shop_definition
@@ -24,7 +25,7 @@ Client = Callable[[Member], openai.AsyncOpenAI]
 
 def use_script(runtime: Runtime, *turns: ScriptedTurn) -> ScriptedProvider:
     provider = ScriptedProvider(list(turns), fallback=None)
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     return provider
 
 

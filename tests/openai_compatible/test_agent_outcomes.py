@@ -35,7 +35,7 @@ STILL_LOOKING = ScriptedTurn(
 def looping_agent(runtime: Runtime) -> ScriptedProvider:
     """A model that calls a tool every round, so only the round limit ends the run."""
     provider = ScriptedProvider([], fallback=STILL_LOOKING)
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     return provider
 
 
@@ -129,7 +129,9 @@ async def test_the_mandates_exhausted_budget_is_a_quota_error(
         output_price_usd_per_mtok=2.0,
     )
     store = MemoryGatewayStore(AiSettings())
-    runtime.ai = AiService([ScriptedProvider([], model_specs=[spec])], store=store)
+    runtime.ai = AiService(
+        [ScriptedProvider([], model_specs=[spec])], store=store, settings=AiSettings()
+    )
     store.configs[member.mandate_id] = replace(
         MandateAiConfig.defaults(AiSettings()), balance_chf=0.0
     )
@@ -145,7 +147,7 @@ async def test_requests_keep_no_conversation_unless_they_ask_and_can_continue_on
     runtime: Runtime, tenants: Tenants, openai_client: Client, base_url: str
 ) -> None:
     provider = ScriptedProvider([], fallback=ScriptedTurn(text="Noted."))
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     member = await tenants.member()
     client = openai_client(member)
     history = [

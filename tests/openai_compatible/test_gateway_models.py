@@ -41,7 +41,7 @@ WEATHER = {
 
 def use_script(runtime: Runtime, *turns: ScriptedTurn) -> ScriptedProvider:
     provider = ScriptedProvider(list(turns), fallback=None)
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     return provider
 
 
@@ -196,7 +196,7 @@ async def test_proxies_to_an_openai_compatible_wire_server(
         output_price_usd_per_mtok=2.0,
     )
     provider = OpenAICompatibleProvider(base_url=wire_server.base_url, models=[spec])
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     wire_server.enqueue(
         openai_stream(
             tool_calls=[ToolCall("call_x", "get_weather", {"city": "Genf"})], input_tokens=40
@@ -240,7 +240,7 @@ async def test_only_models_the_mandate_allows_are_listed_and_usable_and_calls_ar
     ]
     provider = ScriptedProvider([ScriptedTurn(text="ok")], model_specs=specs, fallback=None)
     store = MemoryGatewayStore(AiSettings())
-    runtime.ai = AiService([provider], store=store)
+    runtime.ai = AiService([provider], store=store, settings=AiSettings())
     member = await tenants.member()
     store.configs[member.mandate_id] = replace(
         MandateAiConfig.defaults(AiSettings()),
@@ -274,7 +274,7 @@ async def test_a_stream_that_breaks_after_text_ends_in_an_error_the_client_raise
         output_price_usd_per_mtok=2.0,
     )
     provider = OpenAICompatibleProvider(base_url=wire_server.base_url, models=[spec])
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     wire_server.enqueue(openai_stream("Hel", "lo", " world").broken_after(2))
     client = openai_client(await tenants.member())
     received: list[str] = []

@@ -17,6 +17,7 @@ from agentur.ai.providers.anthropic import AnthropicProvider
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.ai.wire_servers import ReceivedRequest, Reply, WireServer, anthropic_text, openai_text
 from tests.conftest import Member, Tenants
@@ -78,7 +79,7 @@ async def wire_models(
             models=[wire_spec("wire-claude", Capability.structured_output, provider="anthropic")],
         ),
     ]
-    runtime.ai = AiService(providers)
+    runtime.ai = AiService(providers, settings=AiSettings())
     yield wire, claude
     await runtime.ai.aclose()
 
@@ -156,7 +157,7 @@ async def test_unknown_and_unsupported_parameters_are_named_and_defaults_pass(
     runtime: Runtime, tenants: Tenants, openai_client: Client
 ) -> None:
     provider = ScriptedProvider([], fallback=ScriptedTurn(text="ok"))
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     client = openai_client(await tenants.member())
     model = "scripted:scripted-model"
 
@@ -195,7 +196,7 @@ async def test_a_prompt_beyond_the_context_window_is_context_length_exceeded(
         output_price_usd_per_mtok=2.0,
     )
     provider = ScriptedProvider([], model_specs=[small])
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     client = openai_client(await tenants.member())
     long_prompt = [{"role": "user", "content": "word " * 20_000}]
 

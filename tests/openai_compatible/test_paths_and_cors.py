@@ -11,8 +11,10 @@ import pytest
 
 from agentur.ai.providers.scripted import EMBEDDING_DIMENSIONS, ScriptedProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.conftest import Member, Tenants
+from tests.reread_settings import reread_settings
 
 Client = Callable[[Member], openai.AsyncOpenAI]
 EMBEDDING_MODEL = "scripted:scripted-embedding"
@@ -22,7 +24,7 @@ ALLOWED = "https://chat.example.com"
 async def test_unknown_paths_answer_openais_404(
     runtime: Runtime, tenants: Tenants, openai_client: Client, base_url: str
 ) -> None:
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     client = openai_client(await tenants.member())
 
     with pytest.raises(openai.NotFoundError) as legacy:
@@ -44,7 +46,7 @@ async def test_unknown_paths_answer_openais_404(
 async def test_embeddings_go_through_the_gateway(
     runtime: Runtime, tenants: Tenants, openai_client: Client
 ) -> None:
-    runtime.ai = AiService([ScriptedProvider()])
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     client = openai_client(await tenants.member())
 
     as_float = await client.embeddings.create(
@@ -85,7 +87,8 @@ async def test_cors_grants_the_listed_origins_only(
     runtime: Runtime, tenants: Tenants, base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTUR_OPENAI_CORS_ORIGINS", f"{ALLOWED}, https://other.example")
-    runtime.ai = AiService([ScriptedProvider()])
+    reread_settings(runtime)
+    runtime.ai = AiService([ScriptedProvider()], settings=AiSettings())
     member = await tenants.member()
 
     async with httpx.AsyncClient() as http:

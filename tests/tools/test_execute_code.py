@@ -13,6 +13,7 @@ from agentur.sandbox.run_python import unavailable_reason
 from agentur.workspace.files import FileService
 from tests.agent.support import Recorder, deps, scripted
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 from tests.tools.test_workspace_tools import results, upload
 
 AGGREGATE = (
@@ -56,6 +57,7 @@ async def test_without_bubblewrap_the_code_toolbox_is_refused_with_the_reason(
     runtime: Runtime, tenants: Tenants, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTUR_SANDBOX_BWRAP_PATH", "/nonexistent/bwrap")
+    reread_settings(runtime)
     alice = await tenants.member()
     ai, provider = scripted(
         [

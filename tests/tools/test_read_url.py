@@ -20,6 +20,7 @@ from agentur.tools.tool import ToolContext
 from agentur.workspace.files import FileService
 from tests.egress.listeners import listening
 from tests.knowledge.sample_files import pdf_bytes
+from tests.reread_settings import settings_runtime
 from tests.tools.web_pages import ARTICLE, redirect_to, response, site
 
 READ_URL = TOOLS[0]
@@ -35,7 +36,7 @@ async def read(
     policy: EgressPolicy, context: ToolContext | None = None, **arguments: Any
 ) -> tuple[bool, Any]:
     """One call through the lifecycle wrapper: (is_error, parsed result or error text)."""
-    context = context or ToolContext(request=MEMBER, runtime=None, web_egress=policy)  # type: ignore[arg-type]
+    context = context or ToolContext(request=MEMBER, runtime=settings_runtime(), web_egress=policy)
     events: list[AgentEvent] = []
     outcome = await run_tool(
         READ_URL,
@@ -135,7 +136,7 @@ async def test_windows_cover_a_long_page_exactly_and_the_page_is_downloaded_once
     text = "".join(f"line {number:05d} of a long plain text page\n" for number in range(900))
     server = await site({"/long.txt": response(text.encode(), "text/plain; charset=utf-8")})
     policy = allowing(server.port)
-    context = ToolContext(request=MEMBER, runtime=None, web_egress=policy)  # type: ignore[arg-type]
+    context = ToolContext(request=MEMBER, runtime=settings_runtime(), web_egress=policy)
     url = f"http://127.0.0.1:{server.port}/long.txt"
     windows: list[str] = []
     offset: int | None = 0

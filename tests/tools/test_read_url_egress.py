@@ -15,7 +15,9 @@ from agentur.context import RequestContext, Role
 from agentur.tools.read_url import TOOLS
 from agentur.tools.run_tool import ToolLimits, run_tool
 from agentur.tools.tool import ToolContext
+from tests.egress.allowed_hosts import reread
 from tests.egress.listeners import Listener, listening
+from tests.reread_settings import settings_runtime
 
 SPELLINGS = [
     "127.0.0.1",
@@ -39,7 +41,7 @@ async def loopback() -> AsyncIterator[Listener]:
 async def _read(url: str, settings: AgentSettings) -> tuple[bool, str]:
     context = ToolContext(
         request=RequestContext("u1", "m1", Role.member),
-        runtime=None,  # type: ignore[arg-type]
+        runtime=settings_runtime(),
         web_egress=web_policy(settings),
     )
     outcome = await run_tool(
@@ -58,6 +60,7 @@ async def test_no_connection_is_made_without_the_allow_list(
 ) -> None:
     for name in ("AGENTUR_EGRESS_ALLOWED_HOSTS", "AGENTUR_AGENT_EGRESS_ALLOWED_HOSTS"):
         monkeypatch.delenv(name, raising=False)
+    reread(monkeypatch)
     failed, content = await _read(f"http://{host}:{loopback.port}/", AgentSettings())
     assert failed and content.startswith("error:")
     assert loopback.connections == 0
@@ -70,6 +73,7 @@ async def test_the_allowed_host_is_reached(
     loopback: Listener, monkeypatch: pytest.MonkeyPatch, setting: str
 ) -> None:
     monkeypatch.setenv(setting, f"127.0.0.1:{loopback.port}")
+    reread(monkeypatch)  # the process's list, as a start reads it
     failed, content = await _read(f"http://127.0.0.1:{loopback.port}/page", AgentSettings())
     assert loopback.connections == 1 and loopback.requests[0].startswith(b"GET /page ")
     # The listener answers without a content type: reached, and refused for what it sent.

@@ -18,6 +18,7 @@ from tests.agent.support import chat_model
 from tests.agent.test_agent_runs_api import SSE, parse_sse
 from tests.ai.wire_servers import WireServer, tavily_results
 from tests.conftest import Tenants
+from tests.egress.allowed_hosts import reread
 from tests.tools.test_web_search import SEARCH_MODEL
 from tests.tools.web_pages import ARTICLE, response, site
 
@@ -39,6 +40,7 @@ async def test_a_run_with_the_web_toolbox_searches_reads_and_answers(
     web = await site({"/alps": response(ARTICLE)})
     page_url = f"http://127.0.0.1:{web.port}/alps"
     monkeypatch.setenv("AGENTUR_EGRESS_ALLOWED_HOSTS", f"127.0.0.1:{web.port}")
+    reread(monkeypatch)
     tavily_server.enqueue(tavily_results([("Hiking in the Swiss Alps", page_url, "Trails.")]))
     model = ScriptedProvider(
         [

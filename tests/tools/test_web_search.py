@@ -17,6 +17,7 @@ from agentur.ai.neutralization.placeholder_map import PlaceholderMap
 from agentur.ai.providers.scripted import ScriptedProvider
 from agentur.ai.providers.tavily import TavilyProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from agentur.storage.models.ai import AiLedgerEntry
 from agentur.tools.run_tool import ToolLimits, run_tool
@@ -105,7 +106,9 @@ async def test_without_a_search_provider_the_error_names_the_settings(
     runtime: Runtime, tenants
 ) -> None:
     alice = await tenants.member("acme")
-    runtime.ai = AiService([ScriptedProvider([], model_specs=[chat_model()])])  # no search
+    runtime.ai = AiService(
+        [ScriptedProvider([], model_specs=[chat_model()])], settings=AiSettings()
+    )  # no search
     failed, content = await search(
         ToolContext(request=alice.context, runtime=runtime), query="anything"
     )

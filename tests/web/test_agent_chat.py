@@ -13,6 +13,7 @@ from agentur.ai.messages import AiRequest, StreamDone, StreamEvent
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.conftest import Tenants
@@ -50,7 +51,7 @@ async def test_streamed_run_with_tool_call_stop_and_history(
             ScriptedTurn(text="Ich denke noch nach"),
         ]
     )
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     page = await open_signed_in(browser_context, base_url, member.key, "chat")
     await expect(page.get_by_role("heading", level=1)).to_have_text("Agent-Chat")
     assert await serious_accessibility_violations(page) == []

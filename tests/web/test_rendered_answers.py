@@ -15,6 +15,7 @@ from agentur.ai.messages import AiRequest, StreamDone, StreamEvent, TextDelta
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.scripted import ScriptedProvider, ScriptedTurn
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.runtime import Runtime
 from tests.agent.support import chat_model
 from tests.conftest import Tenants
@@ -63,7 +64,7 @@ async def test_markdown_renders_while_it_streams_and_payloads_stay_inert(
 ) -> None:
     member = await tenants.member()
     provider = PacedProvider()
-    runtime.ai = AiService([provider])
+    runtime.ai = AiService([provider], settings=AiSettings())
     page = await open_signed_in(browser_context, base_url, member.key, "chat")
     refused: list[str] = []  # the browser's word when the page's policy blocks something
     page.on("console", lambda m: refused.append(m.text) if "Trusted" in m.text else None)

@@ -18,9 +18,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar
+
+from pydantic import Field
 
 from agentur.ai.messages import (
     AiRequest,
@@ -40,6 +42,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.tool_arguments import ToolCallAssembler
+from agentur.ai.providers.vendor import Vendor, VendorSettings
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -141,6 +144,7 @@ def parse_usage(usage: dict[str, Any] | None, previous: Usage | None = None) -> 
 class AnthropicProvider(HttpProvider):
     name: str = "anthropic"
     default_base_url: ClassVar[str | None] = ANTHROPIC_BASE_URL
+    finish_reasons: ClassVar[Mapping[str, str]] = _STOP_REASONS
     NATIVE_PARAMETERS: ClassVar[frozenset[str]] = frozenset({"top_p", "stop"})
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
@@ -184,30 +188,6 @@ class AnthropicProvider(HttpProvider):
             payload["stream"] = True
         return payload
 
-    def _response(
-        self,
-        model: ModelSpec,
-        text: str,
-        calls: tuple[ToolCall, ...],
-        usage: Usage,
-        stop_reason: str | None,
-        started: float,
-        reported: dict[str, Any],
-    ) -> AiResponse:
-        reason = _STOP_REASONS.get(stop_reason or "", "stop")
-        return AiResponse(
-            text=text,
-            tool_calls=calls,
-            usage=usage,
-            cost_chf=0.0,
-            model=model.id,
-            provider=self.name,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            finish_reason="tool_calls" if calls and reason == "stop" else reason,
-            response_model=reported.get("model"),
-            response_id=reported.get("id"),
-        )
-
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         body = await self.transport.post_json(
@@ -225,7 +205,7 @@ class AnthropicProvider(HttpProvider):
             if block.get("type") == "tool_use"
         )
         usage = parse_usage(body.get("usage"))
-        return self._response(model, text, calls, usage, body.get("stop_reason"), started, body)
+        return self.reply(model, text, calls, usage, body.get("stop_reason"), started, body)
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
@@ -279,7 +259,7 @@ class AnthropicProvider(HttpProvider):
             )
         calls = assembler.calls()
         yield StreamDone(
-            self._response(model, "".join(text), calls, usage, stop_reason, started, reported)
+            self.reply(model, "".join(text), calls, usage, stop_reason, started, reported)
         )
 
     def _stream_error(self, error: dict[str, Any], model: str) -> ProviderError:
@@ -291,5 +271,10 @@ class AnthropicProvider(HttpProvider):
             retryable=kind in _RETRYABLE_STREAM_ERRORS,
         )
 
-    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        raise self.transport.fail(ErrorKind.unsupported, "no embeddings API", model=model.name)
+
+class AnthropicSettings(VendorSettings):
+    anthropic_api_key: str | None = Field(default=None, description="Anthropic API key.")
+    anthropic_base_url: str | None = Field(default=None, description="Anthropic base URL override.")
+
+
+VENDOR = Vendor(AnthropicSettings, AnthropicProvider)

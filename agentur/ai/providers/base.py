@@ -1,17 +1,19 @@
-"""The small interface every provider adapter implements.
+"""What every provider adapter has: a name and its models. What it can do is one narrow
+interface per kind of model (`agentur.ai.model_kinds`), each implemented only where offered.
 
-Adapters speak one wire format and report raw results; the gateway (`AiService`) adds
-neutralization, billing, retries, fallback and cost. Adapters raise `ProviderError` with
-`retryable` set for 429/5xx/timeouts so the gateway can decide.
+Adapters speak one wire format and report raw results (`model_reply`); the gateway
+(`AiService`) adds neutralization, billing, retries, fallback and cost. Adapters raise
+`ProviderError` with `retryable` set for 429/5xx/timeouts so the gateway can decide.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import Sequence
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
+from agentur.ai.messages import AiResponse, ToolCall, Usage
 from agentur.ai.model_spec import ModelSpec
 
 
@@ -102,14 +104,37 @@ class ModelProvider(Protocol):
         """The models this provider offers, as configured."""
         ...
 
-    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
-        """One chat call. `cost_chf` is left 0; the gateway prices it."""
-        ...
 
-    def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
-        """Text and tool-call deltas, then one StreamDone with the whole response."""
-        ...
+def model_reply(
+    provider: str,
+    model: ModelSpec,
+    started: float,
+    text: str,
+    usage: Usage,
+    *,
+    tool_calls: Sequence[ToolCall] = (),
+    finish_reason: str | None = None,
+    reported_model: Any = None,
+    reported_id: Any = None,
+    **extra: Any,
+) -> AiResponse:
+    """A reply as every adapter reports it: no cost (the gateway prices it), the latency since
+    `started` (`time.perf_counter()`), the finish reason `tool_calls` when calls came and none
+    is given, else `stop`; the vendor's own model name and response id when it sent text."""
+    return AiResponse(
+        text=text,
+        tool_calls=tuple(tool_calls),
+        usage=usage,
+        cost_chf=0.0,
+        model=model.id,
+        provider=provider,
+        latency_ms=(time.perf_counter() - started) * 1000,
+        finish_reason=finish_reason or ("tool_calls" if tool_calls else "stop"),
+        response_model=_text_or_none(reported_model),
+        response_id=_text_or_none(reported_id),
+        **extra,
+    )
 
-    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        """Vectors for `texts` and the input tokens billed."""
-        ...
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -17,9 +17,11 @@ import json
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar
+
+from pydantic import Field
 
 from agentur.ai.messages import (
     AiRequest,
@@ -38,6 +40,7 @@ from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ErrorKind
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
+from agentur.ai.providers.vendor import Vendor, VendorSettings
 
 GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -46,14 +49,11 @@ MAX_REMEMBERED_SIGNATURES = 1000
 _FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 
 
-def map_finish_reason(reason: str | None, has_calls: bool) -> str:
-    if reason == "MAX_TOKENS":
-        return "length"
-    if reason in _FILTERED:
-        return "content_filter"
-    if reason == "MALFORMED_FUNCTION_CALL":
-        return "error"
-    return "tool_calls" if has_calls else "stop"
+_FINISH_REASONS = {
+    "MAX_TOKENS": "length",
+    "MALFORMED_FUNCTION_CALL": "error",
+    **dict.fromkeys(_FILTERED, "content_filter"),
+}
 
 
 def parse_usage(metadata: dict[str, Any] | None) -> Usage:
@@ -69,6 +69,8 @@ def parse_usage(metadata: dict[str, Any] | None) -> Usage:
 class GoogleProvider(HttpProvider):
     name: str = "google"
     default_base_url: ClassVar[str | None] = GOOGLE_BASE_URL
+    finish_reasons: ClassVar[Mapping[str, str]] = _FINISH_REASONS
+    reported_keys: ClassVar[tuple[str, str]] = ("modelVersion", "responseId")
     # generationConfig: responseMimeType/responseJsonSchema, topP, stopSequences, seed, penalties
     NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS
 
@@ -202,29 +204,6 @@ class GoogleProvider(HttpProvider):
         while len(self._signatures) > MAX_REMEMBERED_SIGNATURES:
             self._signatures.popitem(last=False)
 
-    def _response(
-        self,
-        model: ModelSpec,
-        text: str,
-        calls: Sequence[ToolCall],
-        usage: Usage,
-        reason: str | None,
-        started: float,
-        reported: dict[str, Any],
-    ) -> AiResponse:
-        return AiResponse(
-            text=text,
-            tool_calls=tuple(calls),
-            usage=usage,
-            cost_chf=0.0,
-            model=model.id,
-            provider=self.name,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            finish_reason=map_finish_reason(reason, bool(calls)),
-            response_model=reported.get("modelVersion"),
-            response_id=reported.get("responseId"),
-        )
-
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         body = await self.transport.post_json(
@@ -234,7 +213,7 @@ class GoogleProvider(HttpProvider):
         )
         text, calls, reason = self._read_parts(body if isinstance(body, dict) else {}, model)
         usage = parse_usage(body.get("usageMetadata"))
-        return self._response(model, text, calls, usage, reason, started, body)
+        return self.reply(model, text, calls, usage, reason, started, body)
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()
@@ -271,9 +250,7 @@ class GoogleProvider(HttpProvider):
                 model=model.name,
                 retryable=True,
             )
-        yield StreamDone(
-            self._response(model, "".join(text), calls, usage, reason, started, reported)
-        )
+        yield StreamDone(self.reply(model, "".join(text), calls, usage, reason, started, reported))
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
         if not texts:
@@ -295,3 +272,11 @@ class GoogleProvider(HttpProvider):
             )
         # The embeddings API reports no token counts; bill an estimate.
         return vectors, sum(estimate_tokens(text) for text in texts)
+
+
+class GoogleSettings(VendorSettings):
+    google_api_key: str | None = Field(default=None, description="Google Gemini API key.")
+    google_base_url: str | None = Field(default=None, description="Google base URL override.")
+
+
+VENDOR = Vendor(GoogleSettings, GoogleProvider)

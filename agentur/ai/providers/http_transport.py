@@ -22,8 +22,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from agentur.ai.messages import AiResponse, ToolCall, Usage
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind, ProviderError
+from agentur.ai.providers.base import ErrorKind, ProviderError, model_reply
 from agentur.ai.providers.http_errors import error_from_status, error_from_transport
 from agentur.ai.providers.sse import SseEvent, iter_sse
 
@@ -227,6 +228,10 @@ class HttpProvider:
 
     name: str = "http"
     default_base_url: ClassVar[str | None] = None
+    # The vendor's finish reasons in OpenAI's words; one not listed means "stop".
+    finish_reasons: ClassVar[Mapping[str, str]] = {}
+    # The reply's fields naming the model that answered and the response's id.
+    reported_keys: ClassVar[tuple[str, str]] = ("model", "id")
 
     def __init__(
         self,
@@ -260,3 +265,29 @@ class HttpProvider:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+    def reply(
+        self,
+        model: ModelSpec,
+        text: str,
+        calls: Sequence[ToolCall],
+        usage: Usage,
+        reason: str | None,
+        started: float,
+        reported: Mapping[str, Any],
+    ) -> AiResponse:
+        """A chat reply: the vendor's finish `reason` mapped (a "stop" with tool calls is
+        `tool_calls`: some servers say "stop" even then), `reported` the reply's top level."""
+        mapped = self.finish_reasons.get(reason or "", "stop")
+        model_key, id_key = self.reported_keys
+        return model_reply(
+            self.name,
+            model,
+            started,
+            text,
+            usage,
+            tool_calls=calls,
+            finish_reason="tool_calls" if calls and mapped == "stop" else mapped,
+            reported_model=reported.get(model_key),
+            reported_id=reported.get(id_key),
+        )

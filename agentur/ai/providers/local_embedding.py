@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentur.ai.messages import AiRequest, AiResponse, StreamEvent
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ProviderError
 from agentur.cpu_pool import in_background, offload
@@ -177,13 +175,6 @@ class LocalEmbeddingProvider:
                 embedding_dimensions=ENGINES[self.model_name].dimensions,
             )
         ]
-
-    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
-        raise ProviderError("the local provider only embeds", provider=self.name)
-
-    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
-        raise ProviderError("the local provider only embeds", provider=self.name)
-        yield  # pragma: no cover - makes this an async generator
 
     async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
         # Indexing (inside cpu_pool.background_work) embeds in the low-priority worker process

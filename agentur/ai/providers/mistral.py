@@ -15,9 +15,13 @@ import re
 import string
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from agentur.ai.messages import ImagePart, Message, Role
 from agentur.ai.providers.base import OPTIONAL_PARAMETERS
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
+from agentur.ai.providers.openai_embeddings import OpenAIEmbeddingModels
+from agentur.ai.providers.vendor import Vendor, VendorSettings
 
 MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
 _VALID_ID = re.compile(r"^[A-Za-z0-9]{9}$")
@@ -35,7 +39,7 @@ def mistral_tool_call_id(call_id: str) -> str:
     return "".join(digits)
 
 
-class MistralProvider(OpenAIChatProvider):
+class MistralProvider(OpenAIEmbeddingModels, OpenAIChatProvider):
     name = "mistral"
     default_base_url: ClassVar[str | None] = MISTRAL_BASE_URL
     send_stream_options: ClassVar[bool] = False
@@ -53,3 +57,11 @@ class MistralProvider(OpenAIChatProvider):
         if message.role == Role.tool and message.tool_name:
             mapped["name"] = message.tool_name
         return mapped
+
+
+class MistralSettings(VendorSettings):
+    mistral_api_key: str | None = Field(default=None, description="Mistral API key.")
+    mistral_base_url: str | None = Field(default=None, description="Mistral base URL override.")
+
+
+VENDOR = Vendor(MistralSettings, MistralProvider)

@@ -5,33 +5,17 @@ for `text_to_speech`."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from agentur.ai.messages import AiRequest, AiResponse, Role, Usage
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind
+from agentur.ai.providers.base import ErrorKind, model_reply
 from agentur.ai.providers.http_transport import HttpTransport
 from agentur.ai.providers.scripted import estimate_tokens
 
-AUDIO_OPERATIONS = frozenset({"speech_to_text", "text_to_speech"})
 DEFAULT_VOICE = "alloy"
 # /audio/speech reports no usage. OpenAI prices gpt-4o-mini-tts output at ~1,250 audio tokens a
 # minute, and a minute of speech is ~1,000 characters: ~1.25 output tokens per character.
 AUDIO_TOKENS_PER_CHAR = 1.25
-
-
-def media_response(model: ModelSpec, started: float, text: str, usage: Usage, **extra: Any):
-    return AiResponse(
-        text=text,
-        tool_calls=(),
-        usage=usage,
-        cost_chf=0.0,
-        model=model.id,
-        provider=model.provider,
-        latency_ms=(time.perf_counter() - started) * 1000,
-        finish_reason="stop",
-        **extra,
-    )
 
 
 async def transcribe(transport: HttpTransport, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -56,7 +40,7 @@ async def transcribe(transport: HttpTransport, model: ModelSpec, request: AiRequ
         counted = Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
     else:  # whisper-style servers report seconds or nothing
         counted = Usage(0, estimate_tokens(text))
-    return media_response(model, started, text, counted)
+    return model_reply(model.provider, model, started, text, counted)
 
 
 async def speak(transport: HttpTransport, model: ModelSpec, request: AiRequest) -> AiResponse:
@@ -73,10 +57,4 @@ async def speak(transport: HttpTransport, model: ModelSpec, request: AiRequest) 
     }
     response = await transport.post("/audio/speech", model=model.name, json=payload)
     usage = Usage(estimate_tokens(text), round(len(text) * AUDIO_TOKENS_PER_CHAR))
-    return media_response(model, started, "", usage, audio=response.content)
-
-
-async def audio_call(transport: HttpTransport, model: ModelSpec, request: AiRequest) -> AiResponse:
-    if request.operation == "speech_to_text":
-        return await transcribe(transport, model, request)
-    return await speak(transport, model, request)
+    return model_reply(model.provider, model, started, "", usage, audio=response.content)

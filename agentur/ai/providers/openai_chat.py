@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -39,8 +39,6 @@ from agentur.ai.messages import (
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ErrorKind, ProviderError
 from agentur.ai.providers.http_transport import HttpProvider
-from agentur.ai.providers.openai_audio import AUDIO_OPERATIONS, audio_call
-from agentur.ai.providers.openai_images import generate_image
 from agentur.ai.providers.tool_arguments import ToolCallAssembler, parse_tool_arguments
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -58,12 +56,6 @@ _FINISH_REASONS = {
 def is_reasoning_model(name: str) -> bool:
     """o-series and GPT-5.x, also behind a router prefix (`openai/o3-mini`)."""
     return bool(_REASONING_MODEL.match(name.rsplit("/", 1)[-1].lower()))
-
-
-def map_finish_reason(reason: str | None, has_tool_calls: bool) -> str:
-    mapped = _FINISH_REASONS.get(reason or "", "stop")
-    # Some local servers say "stop" even when they return tool calls.
-    return "tool_calls" if has_tool_calls and mapped == "stop" else mapped
 
 
 def parse_usage(usage: dict[str, Any] | None) -> Usage:
@@ -124,10 +116,6 @@ def sampling_payload(sampling: Sampling, native: frozenset[str]) -> dict[str, An
     return {key: value for key, value in values.items() if value is not None and key in native}
 
 
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _joined(first: Any, second: Any) -> Any:
     """Two user turns' contents as one (text, or typed parts when either has images)."""
     if isinstance(first, str) and isinstance(second, str):
@@ -138,12 +126,11 @@ def _joined(first: Any, second: Any) -> Any:
 
 class OpenAIChatProvider(HttpProvider):
     name: str = "openai_chat"
+    finish_reasons: ClassVar[Mapping[str, str]] = _FINISH_REASONS
     # Vendor quirks; the vendor subclasses override these.
     send_stream_options: ClassVar[bool] = True  # ask for usage in streams
     supports_tools: ClassVar[bool] = True
-    supports_embeddings: ClassVar[bool] = True
     NATIVE_PARAMETERS: ClassVar[frozenset[str]] = OPTIONAL_PARAMETERS
-    embedding_batch_size: int = 256  # OpenAI allows 2048 inputs; smaller keeps bodies small
 
     # -- hooks for vendor quirks ---------------------------------------------------------
     def map_tool_call_id(self, call_id: str) -> str:
@@ -202,9 +189,6 @@ class OpenAIChatProvider(HttpProvider):
             mapped.append(item)
         return mapped
 
-    def embedding_options(self, model: ModelSpec) -> dict[str, Any]:
-        return {}
-
     def extra_text(self, body: dict[str, Any]) -> str:
         """Text appended to the answer from top-level reply fields (Perplexity citations)."""
         return ""
@@ -258,34 +242,7 @@ class OpenAIChatProvider(HttpProvider):
                 payload["stream_options"] = {"include_usage": True}
         return payload
 
-    def _response(
-        self,
-        model: ModelSpec,
-        text: str,
-        calls: tuple[ToolCall, ...],
-        usage: Usage,
-        reason: str | None,
-        started: float,
-        reported: dict[str, Any],
-    ) -> AiResponse:
-        return AiResponse(
-            text=text,
-            tool_calls=calls,
-            usage=usage,
-            cost_chf=0.0,
-            model=model.id,
-            provider=self.name,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            finish_reason=map_finish_reason(reason, bool(calls)),
-            response_model=_text_or_none(reported.get("model")),
-            response_id=_text_or_none(reported.get("id")),
-        )
-
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
-        if request.operation in AUDIO_OPERATIONS:
-            return await audio_call(self.transport, model, request)
-        if request.operation == "image_generate":
-            return await generate_image(self.transport, model, request)
         started = time.perf_counter()
         payload = self.build_payload(model, request, stream=False)
         body = await self.transport.post_json("/chat/completions", payload, model=model.name)
@@ -302,9 +259,7 @@ class OpenAIChatProvider(HttpProvider):
         )
         text = content_text(message.get("content")) + self.extra_text(body)
         usage = parse_usage(body.get("usage"))
-        response = self._response(
-            model, text, calls, usage, choice.get("finish_reason"), started, body
-        )
+        response = self.reply(model, text, calls, usage, choice.get("finish_reason"), started, body)
         sources = self.sources(body)
         return replace(response, sources=sources) if sources else response
 
@@ -358,9 +313,7 @@ class OpenAIChatProvider(HttpProvider):
             text.append(extra)
             yield TextDelta(extra)
         calls = assembler.calls()
-        yield StreamDone(
-            self._response(model, "".join(text), calls, usage, reason, started, top_level)
-        )
+        yield StreamDone(self.reply(model, "".join(text), calls, usage, reason, started, top_level))
 
     def _stream_error(self, error: Any, model: str) -> ProviderError:
         message = error.get("message") if isinstance(error, dict) else str(error)
@@ -369,26 +322,3 @@ class OpenAIChatProvider(HttpProvider):
         return self.transport.fail(
             ErrorKind.stream_error, str(message), model=model, retryable=retryable
         )
-
-    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        if not self.supports_embeddings:
-            raise self.transport.fail(
-                ErrorKind.unsupported, "embeddings are not supported", model=model.name
-            )
-        vectors: list[list[float]] = []
-        tokens = 0
-        for start in range(0, len(texts), self.embedding_batch_size):
-            batch = texts[start : start + self.embedding_batch_size]
-            payload = {"model": model.name, "input": batch, **self.embedding_options(model)}
-            body = await self.transport.post_json("/embeddings", payload, model=model.name)
-            data = sorted(body.get("data") or [], key=lambda item: item.get("index", 0))
-            if len(data) != len(batch):
-                raise self.transport.fail(
-                    ErrorKind.bad_reply,
-                    f"{len(data)} embeddings for {len(batch)} texts",
-                    model=model.name,
-                    retryable=True,
-                )
-            vectors += [[float(value) for value in item["embedding"]] for item in data]
-            tokens += int((body.get("usage") or {}).get("prompt_tokens") or 0)
-        return vectors, tokens

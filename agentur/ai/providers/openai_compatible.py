@@ -13,9 +13,11 @@ from typing import Any
 from agentur.ai.messages import AiRequest
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
+from agentur.ai.providers.openai_embeddings import OpenAIEmbeddingModels
+from agentur.ai.providers.openai_media import OpenAIMediaModels
 
 
-class OpenAICompatibleProvider(OpenAIChatProvider):
+class OpenAICompatibleProvider(OpenAIMediaModels, OpenAIEmbeddingModels, OpenAIChatProvider):
     name = "openai_compatible"
 
     def build_payload(self, model: ModelSpec, request: AiRequest, *, stream: bool) -> dict:

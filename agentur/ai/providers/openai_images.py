@@ -12,9 +12,8 @@ from typing import Any
 
 from agentur.ai.messages import AiRequest, AiResponse, ImagePart, Role, Usage
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind
+from agentur.ai.providers.base import ErrorKind, model_reply
 from agentur.ai.providers.http_transport import HttpTransport
-from agentur.ai.providers.openai_audio import media_response
 from agentur.ai.providers.scripted import estimate_tokens
 
 MIME = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
@@ -57,4 +56,5 @@ async def generate_image(
         counted = Usage(estimate_tokens(prompt), model.max_output_tokens)
     mime = MIME.get(str(body.get("output_format") or "png"), "image/png")
     revised = str(data[0].get("revised_prompt") or "")  # type: ignore[index]
-    return media_response(model, started, revised, counted, images=(ImagePart(image, mime),))
+    images = (ImagePart(image, mime),)
+    return model_reply(model.provider, model, started, revised, counted, images=images)

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from agentur.ai.messages import AiRequest, Message, Source
 from agentur.ai.model_spec import ModelSpec
 from agentur.ai.providers.openai_chat import OpenAIChatProvider
 from agentur.ai.providers.tavily import days_ago
+from agentur.ai.providers.vendor import Vendor, VendorSettings
 
 PERPLEXITY_BASE_URL = "https://api.perplexity.ai"
 
@@ -39,7 +42,6 @@ class PerplexityProvider(OpenAIChatProvider):
     default_base_url: ClassVar[str | None] = PERPLEXITY_BASE_URL
     send_stream_options: ClassVar[bool] = False
     supports_tools: ClassVar[bool] = False
-    supports_embeddings: ClassVar[bool] = False
     # Sonar takes a JSON schema but no `json_object` mode, no stop sequences and no seed.
     NATIVE_PARAMETERS: ClassVar[frozenset[str]] = frozenset(
         {"top_p", "presence_penalty", "frequency_penalty"}
@@ -85,3 +87,13 @@ class PerplexityProvider(OpenAIChatProvider):
         after = days_ago(search.recency_days)
         # Perplexity wants "%m/%d/%Y" without leading zeros ("3/1/2025").
         return {"search_after_date_filter": f"{after.month}/{after.day}/{after.year}"}
+
+
+class PerplexitySettings(VendorSettings):
+    perplexity_api_key: str | None = Field(default=None, description="Perplexity API key.")
+    perplexity_base_url: str | None = Field(
+        default=None, description="Perplexity base URL override."
+    )
+
+
+VENDOR = Vendor(PerplexitySettings, PerplexityProvider)

@@ -30,7 +30,7 @@ from agentur.ai.messages import (
     Usage,
 )
 from agentur.ai.model_spec import Capability, ModelSpec
-from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ProviderError
+from agentur.ai.providers.base import OPTIONAL_PARAMETERS, ProviderError, model_reply
 
 SCRIPTED = "scripted"
 DEFAULT_MODEL = "scripted-model"
@@ -114,20 +114,15 @@ class ScriptedProvider:
         if self.prefix_cache:
             shared = os.path.commonprefix([self._previous_prompt, prompt])
             cached, self._previous_prompt = len(shared) // 4, prompt
-        return AiResponse(
-            text=turn.text,
-            tool_calls=turn.tool_calls,
-            usage=Usage(estimate_tokens(prompt), estimate_tokens(output), cached),
-            cost_chf=0.0,
-            model=model.id,
-            provider=self.name,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            finish_reason="tool_calls" if turn.tool_calls else "stop",
-        )
+        usage = Usage(estimate_tokens(prompt), estimate_tokens(output), cached)
+        return model_reply(self.name, model, started, turn.text, usage, tool_calls=turn.tool_calls)
 
     async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         return self._response(model, request, self._next_turn(request), started)
+
+    # A script answers every kind of call with its next turn.
+    search = speak = transcribe = generate_image = complete
 
     async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
         started = time.perf_counter()

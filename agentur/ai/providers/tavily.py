@@ -11,24 +11,23 @@ recorded for the ledger but not billed.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
+
+from pydantic import Field
 
 from agentur.ai.messages import (
     AiRequest,
     AiResponse,
     Role,
     Source,
-    StreamDone,
-    StreamEvent,
-    TextDelta,
     Usage,
 )
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind
+from agentur.ai.providers.base import ErrorKind, model_reply
 from agentur.ai.providers.http_transport import HttpProvider
 from agentur.ai.providers.scripted import estimate_tokens
+from agentur.ai.providers.vendor import Vendor, VendorSettings
 
 TAVILY_BASE_URL = "https://api.tavily.com"
 MAX_QUERY_CHARS = 400
@@ -92,29 +91,19 @@ class TavilyProvider(HttpProvider):
             payload["start_date"] = days_ago(search.recency_days).isoformat()
         return payload
 
-    async def complete(self, model: ModelSpec, request: AiRequest) -> AiResponse:
+    async def search(self, model: ModelSpec, request: AiRequest) -> AiResponse:
         started = time.perf_counter()
         payload = self.build_payload(model, request)
         body = await self.transport.post_json("/search", payload, model=model.name)
         body = body if isinstance(body, dict) else {}
         text = format_results(body)
-        return AiResponse(
-            text=text,
-            tool_calls=(),
-            usage=Usage(estimate_tokens(payload["query"]), estimate_tokens(text)),
-            cost_chf=0.0,
-            model=model.id,
-            provider=self.name,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            finish_reason="stop",
-            sources=sources_of(body),
-        )
+        usage = Usage(estimate_tokens(payload["query"]), estimate_tokens(text))
+        return model_reply(self.name, model, started, text, usage, sources=sources_of(body))
 
-    async def stream(self, model: ModelSpec, request: AiRequest) -> AsyncIterator[StreamEvent]:
-        # Search results arrive whole; one delta keeps the stream contract.
-        response = await self.complete(model, request)
-        yield TextDelta(response.text)
-        yield StreamDone(response)
 
-    async def embed(self, model: ModelSpec, texts: list[str]) -> tuple[list[list[float]], int]:
-        raise self.transport.fail(ErrorKind.unsupported, "no embeddings API", model=model.name)
+class TavilySettings(VendorSettings):
+    tavily_api_key: str | None = Field(default=None, description="Tavily (web search) API key.")
+    tavily_base_url: str | None = Field(default=None, description="Tavily base URL override.")
+
+
+VENDOR = Vendor(TavilySettings, TavilyProvider)

@@ -10,7 +10,6 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from agentur.api.backpressure.settings import BackpressureSettings
 from agentur.api.backpressure.tenant_limits import Slot, TenantLimits, WorkKind
 
 
@@ -18,7 +17,7 @@ def tenant_limits(request: Request) -> TenantLimits:
     """This worker's limits (one per app, built on first use)."""
     state = request.app.state
     if not hasattr(state, "tenant_limits"):
-        state.tenant_limits = TenantLimits(BackpressureSettings())
+        state.tenant_limits = TenantLimits(state.runtime.all_settings.backpressure)
     limits: TenantLimits = state.tenant_limits
     return limits
 

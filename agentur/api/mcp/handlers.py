@@ -36,12 +36,18 @@ FILE_URI = "agentur://files/"
 @dataclass
 class McpHandlers:
     runtime_of: Any  # () -> RuntimeParts; the app's runtime exists only after its lifespan starts
-    settings: McpServerSettings
-    agent_settings: AgentSettings
 
     @property
     def runtime(self) -> RuntimeParts:
         return self.runtime_of()
+
+    @property
+    def settings(self) -> McpServerSettings:
+        return self.runtime.all_settings.mcp
+
+    @property
+    def agent_settings(self) -> AgentSettings:
+        return self.runtime.all_settings.agent
 
     def _tools(self, ctx: ServerRequestContext[Any]):  # type: ignore[no-untyped-def]
         context = caller(ctx.request)

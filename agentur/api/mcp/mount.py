@@ -18,7 +18,6 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentur import __version__
-from agentur.agent.settings import AgentSettings
 from agentur.api.mcp import resource_metadata
 from agentur.api.mcp.authenticate import BearerAuth
 from agentur.api.mcp.handlers import McpHandlers
@@ -30,8 +29,12 @@ MCP_PATH = "/mcp"
 
 def mount_mcp(app: FastAPI) -> Callable[[], AbstractAsyncContextManager[Any]]:
     """Adds the `/mcp` route; returns what the app lifespan enters to serve it."""
-    settings = McpServerSettings()
-    handlers = McpHandlers(lambda: app.state.runtime, settings, AgentSettings())
+
+    def settings() -> McpServerSettings:
+        mcp: McpServerSettings = app.state.runtime.all_settings.mcp
+        return mcp
+
+    handlers = McpHandlers(lambda: app.state.runtime)
     server: Server[Any] = Server(
         "agentur",
         version=__version__,
@@ -45,7 +48,7 @@ def mount_mcp(app: FastAPI) -> Callable[[], AbstractAsyncContextManager[Any]]:
     manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
 
     def challenge(request: Request, sent: bool) -> str:
-        return resource_metadata.challenge(request, settings, MCP_PATH, sent)
+        return resource_metadata.challenge(request, settings(), MCP_PATH, sent)
 
     transport = BearerAuth(StreamableHTTPASGIApp(manager), challenge)
     app.router.add_route(MCP_PATH, PostOnly(transport), include_in_schema=False)

@@ -8,6 +8,8 @@ token `/mcp` accepts stays an agentur API key — the configured server must iss
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
@@ -44,8 +46,11 @@ def challenge(request: Request, settings: McpServerSettings, mcp_path: str, sent
     return parts[0] + (" " + ", ".join(parts[1:]) if len(parts) > 1 else "")
 
 
-def metadata_endpoint(settings: McpServerSettings, mcp_path: str):  # noqa: ANN201 - endpoint
+def metadata_endpoint(  # noqa: ANN201 - endpoint
+    settings_of: Callable[[], McpServerSettings], mcp_path: str
+):
     async def protected_resource(request: Request) -> Response:
+        settings = settings_of()
         if not settings.authorization_servers:
             return problem(
                 404,

@@ -20,7 +20,6 @@ from agentur.assistant.conversation_access import ConversationAccess
 from agentur.assistant.conversation_service import ConversationService
 from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
-from agentur.assistant.settings import AssistantSettings
 from agentur.context import RequestContext
 from agentur.errors import NotFoundError
 from agentur.runtime import Runtime
@@ -53,7 +52,7 @@ async def _turn(
     last = body.messages[-1]
     if last.role != "user":
         raise OpenAIError(400, "an assistant needs a user message last", param="messages")
-    settings = AssistantSettings()
+    settings = runtime.all_settings.assistant
     box = CredentialsBox.from_settings(
         runtime.settings.assistant_secret_key, runtime.settings.data_dir
     )

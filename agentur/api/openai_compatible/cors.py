@@ -18,10 +18,9 @@ PREFLIGHT_MAX_AGE = 600
 
 
 def openai_settings(state: Any) -> OpenAICompatibleSettings:
-    """Read once per app state (a test's fresh state reads the environment again)."""
-    if not hasattr(state, "openai_settings"):
-        state.openai_settings = OpenAICompatibleSettings()
-    return state.openai_settings
+    """The settings of the app's runtime."""
+    settings: OpenAICompatibleSettings = state.runtime.all_settings.openai
+    return settings
 
 
 class OpenAICorsMiddleware:

@@ -80,9 +80,8 @@ async def agent_run_state(request: Request, runtime: Runtime) -> tuple[ActiveRun
     state = request.app.state
     if not hasattr(state, "agent_runs"):
         state.agent_runs = ActiveRuns(runtime.broadcast(CANCEL_CHANNEL))
-        state.agent_settings = AgentSettings()
     await state.agent_runs.listen()
-    return state.agent_runs, state.agent_settings
+    return state.agent_runs, runtime.all_settings.agent
 
 
 def _sse(event: str, data: dict[str, Any]) -> str:

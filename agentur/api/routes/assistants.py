@@ -20,6 +20,7 @@ from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.assistant.assistant_service import AssistantService, Part, assistant_view
 from agentur.assistant.conversation_store import ConversationStore
 from agentur.assistant.definition import ApiCatalog, AssistantDefinition, Faq, Flow, HelpDesk
+from agentur.egress.settings import allowed_hosts
 from agentur.errors import NotFoundError
 
 router = APIRouter(prefix="/assistants", tags=["assistants"], responses=AUTHENTICATED)
@@ -30,7 +31,7 @@ MAX_LABELS = 10_000
 def get_service(
     session: SessionDep, context: ContextDep, box: CredentialsBoxDep, settings: AssistantSettingsDep
 ) -> AssistantService:
-    return AssistantService(session, context, box, settings.api_limits().egress)
+    return AssistantService(session, context, box, settings.api_limits(allowed_hosts()).egress)
 
 
 ServiceDep = Annotated[AssistantService, Depends(get_service)]

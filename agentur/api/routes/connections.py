@@ -20,14 +20,14 @@ from agentur.connections.service import (
     credentials_box,
     describe,
 )
-from agentur.connections.settings import ConnectionSettings
 from agentur.names import Name
 
 router = APIRouter(prefix="/connections", tags=["connections"], responses=AUTHENTICATED)
 
 
 def get_service(runtime: RuntimeDep, session: SessionDep, context: ContextDep) -> ConnectionService:
-    return ConnectionService(session, context, credentials_box(runtime.settings))
+    box = credentials_box(runtime.settings)
+    return ConnectionService(session, context, box, runtime.all_settings.connections)
 
 
 ServiceDep = Annotated[ConnectionService, Depends(get_service)]
@@ -124,6 +124,6 @@ async def delete_connection(connection_id: str, service: ServiceDep) -> Response
 async def test_connection(connection_id: str, service: ServiceDep) -> ConnectionOut:
     """Reach the server and log in (nothing is sent); the outcome is stored as the status."""
     connection = await service.get(connection_id)
-    await check_connection(service, connection, ConnectionSettings().connection_timeout_seconds)
+    await check_connection(service, connection, service.settings.connection_timeout_seconds)
     await service.commit()
     return ConnectionOut(**describe(connection))

@@ -97,7 +97,7 @@ async def import_table(
         table,
         data,
         file.filename,
-        max_rows=runtime.feature_settings.feature_import_max_rows,
+        max_rows=runtime.all_settings.features.feature_import_max_rows,
     )
     return ImportOut(table=table, imported_rows=count)
 

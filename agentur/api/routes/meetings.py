@@ -12,7 +12,6 @@ from fastapi import APIRouter, Header, Query, Request, status
 from fastapi.responses import StreamingResponse
 from pydantic import AnyHttpUrl, BaseModel, Field, StrictFloat
 
-from agentur.agent.settings import AgentSettings
 from agentur.api.dependencies import ContextDep, RuntimeDep
 from agentur.api.problems import AUTHENTICATED, problem_responses
 from agentur.egress.check_target import check_saved_target
@@ -28,7 +27,6 @@ from agentur.meetings.records import (
     Utterance,
 )
 from agentur.meetings.service import MeetingService
-from agentur.meetings.settings import MeetingSettings
 from agentur.names import OptionalName
 from agentur.runtime import Runtime
 
@@ -43,7 +41,9 @@ KnowledgeScope = Literal["personal", "feature_instance", "mandate", "global"]
 def meeting_service(request: Request, runtime: Runtime) -> MeetingService:
     state = request.app.state
     if not hasattr(state, "meetings"):
-        state.meetings = MeetingService(runtime, MeetingSettings(), AgentSettings())
+        state.meetings = MeetingService(
+            runtime, runtime.all_settings.meetings, runtime.all_settings.agent
+        )
     return state.meetings
 
 

@@ -9,6 +9,7 @@ import json
 from pathlib import PurePosixPath
 
 from agentur.errors import InvalidInputError
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.udm import Document
 from agentur.workspace.text_window import NotTextError, decode_text
 
@@ -63,9 +64,9 @@ def no_text_reason(name: str, mime_type: str) -> str | None:
     return None
 
 
-def extract(data: bytes, name: str, mime_type: str) -> Document:
-    """The document model of a file; NotTextError when it holds no text, InvalidInputError when
-    it cannot be read."""
+def extract(data: bytes, name: str, mime_type: str, ocr: OcrSettings) -> Document:
+    """The document model of a file (scans read by OCR under `ocr`); NotTextError when it holds
+    no text, InvalidInputError when it cannot be read."""
     kind = detect_format(name, mime_type)
     if reason := no_text_reason(name, mime_type):
         raise NotTextError(reason)
@@ -73,11 +74,11 @@ def extract(data: bytes, name: str, mime_type: str) -> Document:
         if kind == "pdf":
             from agentur.knowledge.extract.pdf import extract_pdf
 
-            return extract_pdf(data)
+            return extract_pdf(data, ocr)
         if kind == "image":
             from agentur.knowledge.extract.ocr import extract_image
 
-            return extract_image(data)
+            return extract_image(data, ocr)
         if kind == "docx":
             from agentur.knowledge.extract.docx import extract_docx
 

@@ -8,40 +8,15 @@ from __future__ import annotations
 import io
 import shutil
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
-from pydantic import Field
-
-from agentur.config import PartSettings
 from agentur.errors import InvalidInputError
 from agentur.knowledge.extract.builder import DocumentBuilder
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.udm import ContentType, Document
 
 if TYPE_CHECKING:
     from PIL.Image import Image
-
-
-class OcrSettings(PartSettings):
-    ocr_languages: str = Field(
-        default="deu+fra+ita+eng",
-        description="Tesseract languages, `+`-separated (each needs its `tesseract-ocr-<lang>` "
-        "package).",
-    )
-    ocr_dpi: int = Field(
-        default=300, ge=72, le=600, description="Resolution scanned PDF pages are rendered at."
-    )
-    ocr_min_page_chars: int = Field(
-        default=20,
-        ge=0,
-        description="A PDF page with fewer text characters than this is treated as scanned.",
-    )
-    ocr_max_pages: int = Field(
-        default=200, ge=1, description="Pages of one file OCR reads at most; later pages are left."
-    )
-    ocr_tesseract_cmd: str = Field(
-        default="tesseract", description="The Tesseract binary (name on PATH or absolute path)."
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,23 +30,18 @@ class OcrLine:
     confidence: float  # mean word confidence, 0–100
 
 
-@cache
-def settings() -> OcrSettings:
-    return OcrSettings()
-
-
-def unavailable_reason() -> str | None:
-    if shutil.which(settings().ocr_tesseract_cmd) is None:
-        return f"OCR needs Tesseract, and {settings().ocr_tesseract_cmd!r} is not installed"
+def unavailable_reason(settings: OcrSettings) -> str | None:
+    if shutil.which(settings.ocr_tesseract_cmd) is None:
+        return f"OCR needs Tesseract, and {settings.ocr_tesseract_cmd!r} is not installed"
     return None
 
 
-def ocr_lines(image: Image) -> list[OcrLine]:
+def ocr_lines(image: Image, settings: OcrSettings) -> list[OcrLine]:
     import pytesseract
 
-    pytesseract.pytesseract.tesseract_cmd = settings().ocr_tesseract_cmd
+    pytesseract.pytesseract.tesseract_cmd = settings.ocr_tesseract_cmd
     data = pytesseract.image_to_data(
-        image, lang=settings().ocr_languages, output_type=pytesseract.Output.DICT
+        image, lang=settings.ocr_languages, output_type=pytesseract.Output.DICT
     )
     lines: dict[tuple[int, int, int], list[int]] = {}
     for i, word in enumerate(data["text"]):
@@ -101,11 +71,11 @@ def add_ocr_page(builder: DocumentBuilder, page: int, lines: list[OcrLine]) -> N
         builder.block(ContentType.text, "\n".join(texts), page)
 
 
-def extract_image(data: bytes) -> Document:
+def extract_image(data: bytes, settings: OcrSettings) -> Document:
     """An image file (each TIFF frame a page) to a document by OCR."""
     from PIL import Image, ImageSequence, UnidentifiedImageError
 
-    if why := unavailable_reason():
+    if why := unavailable_reason(settings):
         raise InvalidInputError(why)
     try:
         image = Image.open(io.BytesIO(data))
@@ -114,9 +84,9 @@ def extract_image(data: bytes) -> Document:
     builder = DocumentBuilder("image")
     count = 0
     for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
-        if number > settings().ocr_max_pages:
+        if number > settings.ocr_max_pages:
             break
-        add_ocr_page(builder, number, ocr_lines(frame.convert("RGB")))
+        add_ocr_page(builder, number, ocr_lines(frame.convert("RGB"), settings))
         count = number
     builder.page_count = count
     return builder.build()

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentur.knowledge.extract.builder import DocumentBuilder
 from agentur.knowledge.extract.ocr import OcrLine, add_ocr_page, ocr_lines, unavailable_reason
-from agentur.knowledge.extract.ocr import settings as ocr_settings
+from agentur.knowledge.extract.settings import OcrSettings
 from agentur.knowledge.udm import ContentType, Document
 
 HEADING_RATIO = 1.15  # a line this much larger than the body size is a heading
@@ -30,18 +30,17 @@ def _inside(obj: dict[str, Any], boxes: list[tuple[float, float, float, float]])
     return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
 
 
-def _ocr_if_scanned(page: Any, pages_read: int) -> list[OcrLine] | None:
+def _ocr_if_scanned(page: Any, pages_read: int, ocr: OcrSettings) -> list[OcrLine] | None:
     """OCR lines of a page without a text layer (a scan), or None for a page with text. With
     Tesseract missing a scan simply stays empty, as before OCR existed."""
-    ocr = ocr_settings()
     if len(page.chars) >= ocr.ocr_min_page_chars or pages_read >= ocr.ocr_max_pages:
         return None
-    if unavailable_reason() is not None:
+    if unavailable_reason(ocr) is not None:
         return None
-    return ocr_lines(page.to_image(resolution=ocr.ocr_dpi).original.convert("RGB"))
+    return ocr_lines(page.to_image(resolution=ocr.ocr_dpi).original.convert("RGB"), ocr)
 
 
-def extract_pdf(data: bytes) -> Document:
+def extract_pdf(data: bytes, ocr: OcrSettings) -> Document:
     import pdfplumber
 
     builder = DocumentBuilder("pdf")
@@ -51,7 +50,7 @@ def extract_pdf(data: bytes) -> Document:
         sizes: Counter[float] = Counter()
         scanned: dict[int, list[OcrLine]] = {}
         for number, page in enumerate(pdf.pages, start=1):
-            if (lines := _ocr_if_scanned(page, len(scanned))) is not None:
+            if (lines := _ocr_if_scanned(page, len(scanned), ocr)) is not None:
                 scanned[number] = lines
                 pages.append(([], []))
                 continue

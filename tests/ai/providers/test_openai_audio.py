@@ -13,6 +13,7 @@ from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.openai import OpenAIProvider
 from agentur.ai.service import AiService
+from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, Role
 from tests.ai.providers.helpers import spec
 from tests.ai.wire_servers import (
@@ -51,7 +52,7 @@ async def test_transcription_sends_the_file_as_multipart_and_reads_text_and_usag
         openai_transcription("Hello."),
     )
     adapter = provider(openai_server, http_client)
-    response = await adapter.complete(STT, transcription_request())
+    response = await adapter.transcribe(STT, transcription_request())
     received = openai_server.last
     assert received.path == "/v1/audio/transcriptions"
     assert received.headers["authorization"] == "Bearer sk-audio"
@@ -62,7 +63,7 @@ async def test_transcription_sends_the_file_as_multipart_and_reads_text_and_usag
     assert fields["language"][1] == b"de" and fields["response_format"][1] == b"json"
     assert response.text == "Guten Tag zusammen."
     assert response.usage == Usage(120, len("Guten Tag zusammen.") // 4)
-    plain = await adapter.complete(STT, transcription_request(language=None))
+    plain = await adapter.transcribe(STT, transcription_request(language=None))
     assert "language" not in form_fields(openai_server.last)
     assert plain.text == "Hello." and plain.usage.output_tokens > 0
 
@@ -77,7 +78,7 @@ async def test_speech_posts_json_and_returns_the_audio_bytes(
         options=CallOptions(speech=SpeechOptions(voice="nova", format="wav")),
     )
     adapter = provider(openai_server, http_client)
-    response = await adapter.complete(TTS, request)
+    response = await adapter.speak(TTS, request)
     assert openai_server.last.path == "/v1/audio/speech"
     assert openai_server.last.json == {
         "model": "gpt-4o-mini-tts",
@@ -88,7 +89,7 @@ async def test_speech_posts_json_and_returns_the_audio_bytes(
     assert response.audio == b"ID3mp3-bytes" and response.text == ""
     assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
     with pytest.raises(ProviderError, match="bad voice") as error:
-        await adapter.complete(TTS, request)
+        await adapter.speak(TTS, request)
     assert error.value.status_code == 400
 
 
@@ -103,5 +104,5 @@ async def test_audio_operations_select_only_audio_models(
     )
     context = RequestContext("u", "m", Role.member)
     with pytest.raises(NoModelError, match="speech_to_text"):
-        await AiService([chat_only]).call(transcription_request(), context)
+        await AiService([chat_only], settings=AiSettings()).call(transcription_request(), context)
     assert openai_server.received == []

@@ -39,7 +39,7 @@ async def test_generation_posts_the_documented_body_and_decodes_the_image(
         client=http_client, api_key="sk", base_url=openai_server.base_url, models=[IMAGE_MODEL]
     )
     openai_server.enqueue(openai_image(PICTURE, input_tokens=9, output_tokens=6_240))
-    response = await adapter.complete(IMAGE_MODEL, draw())
+    response = await adapter.generate_image(IMAGE_MODEL, draw())
     received = openai_server.last
     assert received.path == "/v1/images/generations"
     assert received.headers["authorization"] == "Bearer sk"
@@ -64,7 +64,7 @@ async def test_dall_e_is_asked_for_base64_and_a_reply_without_image_fails(
     url_only = Reply.json({"created": 1, "data": [{"url": "https://example.test/x.png"}]})
     openai_server.enqueue(url_only)
     with pytest.raises(ProviderError, match="without a base64 image"):
-        await adapter.complete(dall_e, draw(size="1024x1024", quality="auto"))
+        await adapter.generate_image(dall_e, draw(size="1024x1024", quality="auto"))
     assert openai_server.last.json == {
         "model": "dall-e-3",
         "prompt": "A lighthouse at dawn",

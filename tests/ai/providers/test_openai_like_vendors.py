@@ -15,6 +15,7 @@ from agentur.ai.messages import (
     TextDelta,
     Usage,
 )
+from agentur.ai.model_kinds import embed_model
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.mistral import MistralProvider, mistral_tool_call_id
@@ -138,8 +139,8 @@ async def test_perplexity_merges_roles_appends_sources_and_refuses_tools(
     with pytest.raises(ProviderError, match="does not support tools") as refused:
         await adapter.complete(model, conversation())
     assert refused.value.retryable is False
-    with pytest.raises(ProviderError, match="embeddings"):
-        await adapter.embed(model, ["x"])
+    with pytest.raises(ProviderError, match="embedding is not supported"):
+        await embed_model(adapter, model, ["x"])  # Perplexity offers no embedding kind
     # A stream without sources adds nothing.
     events = await collect(adapter.stream(model, ask()))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Rain."]

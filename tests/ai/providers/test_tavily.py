@@ -16,6 +16,7 @@ from agentur.ai.messages import (
     StreamDone,
     TextDelta,
 )
+from agentur.ai.model_kinds import stream_model
 from agentur.ai.operation_types import OperationType
 from agentur.ai.providers.base import ProviderError
 from agentur.ai.providers.tavily import MAX_QUERY_CHARS, TavilyProvider, days_ago
@@ -58,7 +59,7 @@ async def test_search_uses_last_user_message_and_formats_results(
             Message.user("Bern weather today"),
         ),
     )
-    response = await provider(tavily_server, http_client, max_results=3).complete(SEARCH, request)
+    response = await provider(tavily_server, http_client, max_results=3).search(SEARCH, request)
 
     received = tavily_server.last
     assert received.path == "/search"
@@ -83,17 +84,16 @@ async def test_long_query_is_cut_stream_and_errors(
     tavily_server.enqueue(
         tavily_results([]), tavily_error(401, "Unauthorized: missing or invalid API key.")
     )
-    events = await collect(provider(tavily_server, http_client).stream(SEARCH, ask("q" * 1000)))
+    adapter = provider(tavily_server, http_client)
+    events = await collect(stream_model(adapter, SEARCH, ask("q" * 1000)))
     assert len(tavily_server.last.json["query"]) == MAX_QUERY_CHARS
     assert isinstance(events[0], TextDelta) and events[0].text == "No results."
     assert isinstance(events[-1], StreamDone)
     with pytest.raises(ProviderError, match="invalid API key") as error:
-        await provider(tavily_server, http_client).complete(SEARCH, ask())
+        await provider(tavily_server, http_client).search(SEARCH, ask())
     assert (error.value.status_code, error.value.retryable) == (401, False)
     with pytest.raises(ProviderError, match="no user message"):
-        await provider(tavily_server, http_client).complete(
-            SEARCH, type(ask())(ask().operation, ())
-        )
+        await provider(tavily_server, http_client).search(SEARCH, type(ask())(ask().operation, ()))
 
 
 async def test_search_options_and_structured_sources(
@@ -112,7 +112,7 @@ async def test_search_options_and_structured_sources(
         (Message.user("glacier melt"),),
         options=CallOptions(search=SearchOptions(max_results=2, recency_days=30)),
     )
-    response = await provider(tavily_server, http_client).complete(SEARCH, request)
+    response = await provider(tavily_server, http_client).search(SEARCH, request)
 
     sent = tavily_server.last.json
     assert sent["max_results"] == 2
