@@ -1,7 +1,8 @@
 """Search latency at 10k and 100k chunks on SQLite and PostgreSQL (issue 9 item 4).
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
-                                 [--samples 1000] [--dims 384] [--data-dir DIR [--measure-kept]]
+                                 [--samples 1000] [--dims 384]
+                                 [--data-dir DIR [--measure-kept | --resume]]
 
 Prints hybrid / lexical / vector p50 and p99 per backend and size, and beside them the vector
 leg's recall@10 against exact (brute-force) search over the chunks the searcher may see.
@@ -200,6 +201,7 @@ async def run_backend(
     say: Callable[[str], None],
     server_pid: int | None = None,
     measure_kept: bool = False,
+    resume: bool = False,
 ) -> dict[int, dict[str, dict[str, float]]]:
     database = Database(url)
     results: dict[int, dict[str, dict[str, float]]] = {}
@@ -213,7 +215,7 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            kept = await reuse(database, layout, size, measure_kept)
+            kept = await reuse(database, layout, size, measure_kept, resume)
             written, indexed = 0.0, 0.0
             if kept:
                 say(f"  [{backend}] {size:>7} chunks: reusing the kept database's {kept} chunks")
@@ -257,6 +259,7 @@ def run(
     say: Callable[[str], None] = print,
     data_dir: Path | None = None,
     measure_kept: bool = False,
+    resume: bool = False,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
     With `data_dir` the databases are kept there and a later run with the same size (and
@@ -290,7 +293,16 @@ def run(
                 pid = server.get_pid()
             results[backend] = asyncio.run(
                 run_backend(
-                    backend, url, list(sizes), samples, dims, corpus, say, pid, measure_kept
+                    backend,
+                    url,
+                    list(sizes),
+                    samples,
+                    dims,
+                    corpus,
+                    say,
+                    pid,
+                    measure_kept,
+                    resume,
                 )
             )
     finally:
@@ -318,6 +330,12 @@ def main() -> None:
         help="with --data-dir: measure what an interrupted build of --sizes left (index built "
         "if missing), write nothing",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --data-dir: grow what an interrupted build of --sizes left to the full size "
+        "(writes only the missing files, then builds the index) and measure it",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
@@ -326,6 +344,7 @@ def main() -> None:
         args.dims,
         data_dir=args.data_dir,
         measure_kept=args.measure_kept,
+        resume=args.resume,
     )
 
 
