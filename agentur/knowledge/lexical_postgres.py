@@ -5,6 +5,12 @@
    Each gets BM25 as if every word it matched occurred once: each group's best word's IDF,
    normalised by the chunk's length (`tsv_length`, on the narrow chunk row; migration 0015).
    No tsvector is read.
+   When the query's words have more postings than the budget (large corpora), candidates are
+   first the chunks holding two of its words (`group_pairs`): one GIN scan per pair
+   intersects the two words' postings inside the index, so the many chunks holding one
+   common word alone are never read, and each candidate's cheap score counts the groups of
+   the pairs it matched (each at its commonest word's IDF). lexical_leg.py fills up with
+   single-word candidates when the pairs find fewer than the leg's limit.
 2. Full BM25 (tf = positions, every group of the query) for the best `rescored` of them only:
    a tsvector is read out of line and filtered for each (about 10 µs a chunk; the one-step
    ranking over 5,000 candidates cost 80 ms of CPU per query at 100k chunks).
