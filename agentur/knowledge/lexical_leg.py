@@ -20,7 +20,7 @@ from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import is_sqlite
 from agentur.knowledge.lexical import query_terms_by_word
 from agentur.knowledge.lexical_plan import LexicalPlan, make_plan
-from agentur.knowledge.lexical_postgres import group_pairs, rank_postgres
+from agentur.knowledge.lexical_postgres import WordPairs, rank_postgres, word_pairs
 from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
 from agentur.knowledge.term_stats import term_stats
@@ -52,7 +52,7 @@ async def lexical_leg(
     if not plan.groups:
         return []
 
-    async def rank(all_groups: bool, pairs: list[tuple[int, int]] | None = None) -> list[int]:
+    async def rank(all_groups: bool, pairs: WordPairs | None = None) -> list[int]:
         if sqlite:
             return await _rank_sqlite(session, plan, all_groups, context, filters, limit)
         return await rank_postgres(
@@ -74,8 +74,8 @@ async def lexical_leg(
         # More postings than a pass may read: chunks matching two of the query's words first
         # (the GIN index intersects their postings, so a chunk holding one word alone is never
         # read); the words one by one fill up when that finds fewer than `limit`.
-        pairs = group_pairs(plan, {term: word for term, _, word in by_word})
-        if pairs:
+        pairs = word_pairs(plan, {term: word for term, _, word in by_word})
+        if pairs.pairs:
             paired = await rank(False, pairs)
         if len(paired) >= limit:
             return paired

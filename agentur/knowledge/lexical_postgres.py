@@ -6,10 +6,10 @@
    normalised by the chunk's length (`tsv_length`, on the narrow chunk row; migration 0015).
    No tsvector is read.
    When the query's words have more postings than the budget (large corpora), candidates are
-   first the chunks holding two of its words (`group_pairs`): one GIN scan per pair
+   first the chunks holding two of its words (`word_pairs`): one GIN scan per pair
    intersects the two words' postings inside the index, so the many chunks holding one
-   common word alone are never read, and each candidate's cheap score counts the groups of
-   the pairs it matched (each at its commonest word's IDF). lexical_leg.py fills up with
+   common word alone are never read, and each candidate's cheap score counts the query words
+   of the pairs it matched (each at its commonest indexed word's IDF). lexical_leg.py fills up with
    single-word candidates when the pairs find fewer than the leg's limit.
 2. Full BM25 (tf = positions, every group of the query) for the best `rescored` of them only:
    a tsvector is read out of line and filtered for each (about 10 µs a chunk; the one-step
@@ -26,6 +26,8 @@ search) and asyncpg reuses one prepared statement per connection and filter shap
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -66,15 +68,14 @@ per_group AS (
     GROUP BY m.id, w.grp
 ),
 """
-# Pairs: each scanned row matched two groups (ga, gb), each scoring its commonest word's IDF.
+# Pairs: each scanned row holds two query words (ga, gb; numbered from 0 in :word_idfs).
 _PER_PAIR = """
-group_idf AS (
-    SELECT grp, min(idf) AS idf FROM words GROUP BY grp
-),
 per_group AS (
-    SELECT m.id, g.grp, min(g.idf) AS idf, min(m.dl) AS dl
-    FROM scanned AS m JOIN group_idf AS g ON g.grp IN (m.ga, m.gb)
-    GROUP BY m.id, g.grp
+    SELECT m.id, u.n AS grp, min(u.idf) AS idf, min(m.dl) AS dl
+    FROM scanned AS m
+    JOIN unnest(CAST(:word_idfs AS float8[])) WITH ORDINALITY AS u(idf, n)
+        ON u.n - 1 IN (m.ga, m.gb)
+    GROUP BY m.id, u.n
 ),
 """
 _RESCORE = """
@@ -108,19 +109,37 @@ def _quoted(lexemes: object) -> str:
     return " | ".join("'" + w.replace("'", "''") + "'" for w in lexemes)  # type: ignore[attr-defined]
 
 
-def group_pairs(plan: LexicalPlan, word_of: dict[str, int]) -> list[tuple[int, int]]:
-    """Pairs of groups whose co-occurrence finds candidates, rarest first: each chosen group
-    with every later group. Skipped: groups of one query word (`word_of`: term -> query word;
-    a word and its stem co-occur in every chunk holding the word) and groups sharing an
-    indexed word (a prefix expansion)."""
-    groups = plan.groups
-    found = []
-    for a in range(plan.selected):
-        for b in range(a + 1, len(groups)):
-            same_word = word_of.get(groups[a].term, -1) == word_of.get(groups[b].term, -2)
-            if not same_word and not groups[a].lexemes.keys() & groups[b].lexemes.keys():
-                found.append((a, b))
-    return found
+@dataclass(frozen=True, slots=True)
+class WordPairs:
+    """Query words (each the union of its terms' indexed words, rarest word first) and the
+    pairs of them whose co-occurrence finds candidates."""
+
+    words: list[list[str]]
+    pairs: list[tuple[int, int]]
+
+
+def word_pairs(plan: LexicalPlan, word_of: dict[str, int]) -> WordPairs:
+    """Each query word that has one of the chosen (rarest) groups, paired with every later
+    query word. A word and its stem are one query word (`word_of`: term -> query word): they
+    co-occur in every chunk that holds the word. Words sharing an indexed word (overlapping
+    prefix expansions) are not paired."""
+    units: dict[int, dict[str, None]] = {}
+    chosen: set[int] = set()
+    for n, group in enumerate(plan.groups):
+        unit = word_of.get(group.term, -1 - n)
+        units.setdefault(unit, {}).update(dict.fromkeys(group.lexemes))
+        if n < plan.selected:
+            chosen.add(unit)
+    keys = list(units)
+    words = [list(units[key]) for key in keys]
+    pairs = [
+        (a, b)
+        for a in range(len(keys))
+        if keys[a] in chosen
+        for b in range(a + 1, len(keys))
+        if not units[keys[a]].keys() & units[keys[b]].keys()
+    ]
+    return WordPairs(words, pairs)
 
 
 async def rank_postgres(
@@ -134,10 +153,10 @@ async def rank_postgres(
     documents: int,
     length: int,
     rescored: int,
-    pairs: list[tuple[int, int]] | None = None,
+    pairs: WordPairs | None = None,
 ) -> list[int]:
-    """`pairs`: candidates are the chunks matching both groups of a pair (the GIN index
-    intersects the two groups' postings, so a chunk matching one word alone is never read);
+    """`pairs`: candidates are the chunks holding both words of a pair (the GIN index
+    intersects the two words' postings, so a chunk holding one word alone is never read);
     else every chunk matching a word of the chosen groups."""
     # Scoring uses every group (a common term still adds its share); candidates come from
     # the chosen groups only, rarest first: when the budget cuts, it cuts the commonest
@@ -149,12 +168,11 @@ async def rank_postgres(
         for w, df in g.lexemes.items()
     ]
     if pairs:
-        scan = ["" for _ in pairs]
+        scan = ["" for _ in pairs.pairs]
         queries = [
-            f"({_quoted(plan.groups[a].lexemes)}) & ({_quoted(plan.groups[b].lexemes)})"
-            for a, b in pairs
+            f"({_quoted(pairs.words[a])}) & ({_quoted(pairs.words[b])})" for a, b in pairs.pairs
         ]
-        ga, gb = [a for a, _ in pairs], [b for _, b in pairs]
+        ga, gb = [a for a, _ in pairs.pairs], [b for _, b in pairs.pairs]
     else:
         scan = list(dict.fromkeys(w for g in plan.groups[:chosen] for w in g.lexemes))
         queries = [_quoted([w]) for w in scan]
@@ -175,7 +193,10 @@ async def rank_postgres(
         b=BM25_B,
         average=max(length / documents, 1.0) if documents else 1.0,
     )
-    if not pairs:
+    if pairs:  # a query word scores its commonest indexed word's IDF
+        by_lexeme = {w: i for w, _, i in words}
+        params["word_idfs"] = [min(by_lexeme[w] for w in word) for word in pairs.words]
+    else:
         params["chosen"] = chosen
     statement = (_BM25_PAIRS if pairs else _BM25).format(visible=visible)
     # term_stats.py turned parallel workers off for this transaction.
