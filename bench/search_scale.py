@@ -295,7 +295,8 @@ def run(
                     server.psql(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}';")
                     server.stop()
                     server.start()
-                say(f"  [postgresql] shared_buffers {server.psql('SHOW shared_buffers;').split()[-3]}")
+                buffers = server.psql("SHOW shared_buffers;").split()[-3]
+                say(f"  [postgresql] shared_buffers {buffers}")
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
