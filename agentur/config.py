@@ -83,6 +83,13 @@ class Settings(PartSettings):
         description="How long a request waits for a free database connection; then 503 with "
         "`Retry-After`.",
     )
+    database_background_wait_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        le=3_600,
+        description="How long background work (agent runs) waits for a free database "
+        "connection before it fails; it queues behind the waiting requests.",
+    )
     database_busy_timeout_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -84,6 +84,7 @@ class RuntimeParts:
                 settings.database_max_overflow,
                 settings.database_pool_timeout_seconds,
                 settings.database_busy_timeout_seconds,
+                settings.database_background_wait_seconds,
             ),
         )
         return cls(

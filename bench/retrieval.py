@@ -64,7 +64,7 @@ from agentur.storage.models import File, Mandate, Membership, User  # noqa: E402
 
 CACHE = Path(tempfile.gettempdir()) / "agentur-bench-cache"
 SETTINGS = KnowledgeSettings()
-MODEL = SETTINGS.knowledge_local_embedding_model
+MODEL = SETTINGS.knowledge_embedding_model.removeprefix("local:")  # the default, on-device
 BATCH = SETTINGS.knowledge_embedding_batch
 
 

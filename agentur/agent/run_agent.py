@@ -70,7 +70,10 @@ async def execute_run(
 ) -> AgentResult:
     # Only a stored run has a row for other workers to watch.
     heartbeat = deps.heartbeat if prepared.trace_store is not None else None
+    database = deps.runtime.database if deps.runtime is not None else None
     with (
+        # No client retries a run's writes: they wait out a burst of requests instead.
+        database.background_work() if database is not None else nullcontext(),
         agent_run_span(prepared.run_id) as span,
         # Holds the run's calls make are its own: recovering it after a crash releases them.
         holding_for(prepared.run_id),

@@ -50,6 +50,12 @@ class RunHeartbeat:
             self._runs.discard(run_id)
 
     async def _beat_while_running(self) -> None:
+        # Background work: a beat waits out a burst of requests for a connection (a beat that
+        # failed after the request timeout let other workers take live runs for dead).
+        with self.database.background_work():
+            await self._beat_loop()
+
+    async def _beat_loop(self) -> None:
         while self._runs:
             await asyncio.sleep(self.interval_seconds)
             if not self._runs:

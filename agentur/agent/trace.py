@@ -108,9 +108,8 @@ class TraceStore:
 
     async def finish(self, run_id: str, mandate_id: str, finish: RunFinish) -> None:
         async with self.database.transaction() as session:
-            await session.execute(
+            ended = await session.execute(
                 update(AgentRun)
-                # A run another worker declared dead (this one stalled) keeps that verdict.
                 .where(
                     AgentRun.id == run_id,
                     AgentRun.mandate_id == mandate_id,
@@ -129,6 +128,20 @@ class TraceStore:
                     finished_at=utc_now(),
                 )
             )
+            if not ended.rowcount:  # type: ignore[attr-defined]
+                # Another worker declared the run dead (this one stalled) and summed its ledger
+                # rows then: the verdict stays, the usage becomes what every call was billed,
+                # including those that ended after the verdict.
+                await session.execute(
+                    update(AgentRun)
+                    .where(AgentRun.id == run_id, AgentRun.mandate_id == mandate_id)
+                    .values(
+                        cost_chf=finish.cost_chf,
+                        input_tokens=finish.input_tokens,
+                        output_tokens=finish.output_tokens,
+                        models=finish.models,
+                    )
+                )
 
     async def get(
         self, run_id: str, context: RequestContext

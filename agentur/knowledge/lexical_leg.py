@@ -18,9 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import is_sqlite
-from agentur.knowledge.lexical import query_terms
+from agentur.knowledge.lexical import query_terms_by_word
 from agentur.knowledge.lexical_plan import LexicalPlan, make_plan
-from agentur.knowledge.lexical_postgres import rank_postgres
+from agentur.knowledge.lexical_postgres import WordPairs, rank_postgres, word_pairs
 from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
 from agentur.knowledge.term_stats import term_stats
@@ -42,7 +42,8 @@ async def lexical_leg(
 ) -> list[int]:
     """Chunk ids, best first. `budget`: postings one pass may touch (bounds the work);
     `rescored` (PostgreSQL): candidates that get full BM25 (see lexical_postgres.py)."""
-    terms = query_terms(query, language)
+    by_word = query_terms_by_word(query, language)
+    terms = [(term, is_prefix) for term, is_prefix, _ in by_word]
     if not terms:
         return []
     sqlite = is_sqlite(session)
@@ -51,7 +52,7 @@ async def lexical_leg(
     if not plan.groups:
         return []
 
-    async def rank(all_groups: bool) -> list[int]:
+    async def rank(all_groups: bool, pairs: WordPairs | None = None) -> list[int]:
         if sqlite:
             return await _rank_sqlite(session, plan, all_groups, context, filters, limit)
         return await rank_postgres(
@@ -65,12 +66,28 @@ async def lexical_leg(
             stats.documents,
             stats.length,
             rescored,
+            pairs,
         )
 
+    paired: list[int] = []
+    if not sqlite and sum(g.postings for g in plan.groups) > budget:
+        # More postings than a pass may read: chunks matching two of the query's words first
+        # (the GIN index intersects their postings, so a chunk holding one word alone is never
+        # read); the words one by one fill up when that finds fewer than `limit`.
+        pairs = word_pairs(plan, {term: word for term, _, word in by_word})
+        if pairs.pairs:
+            paired = await rank(False, pairs)
+        if len(paired) >= limit:
+            return paired
     found = await rank(False)
     if plan.narrowed and len(found) < limit:  # filters ate the rare terms' rows: every term
         found = await rank(True)
-    return found
+    return _merged(paired, found, limit)
+
+
+def _merged(first: list[int], then: list[int], limit: int) -> list[int]:
+    seen = set(first)
+    return (first + [chunk_id for chunk_id in then if chunk_id not in seen])[:limit]
 
 
 async def _rank_sqlite(

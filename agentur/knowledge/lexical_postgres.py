@@ -5,6 +5,12 @@
    Each gets BM25 as if every word it matched occurred once: each group's best word's IDF,
    normalised by the chunk's length (`tsv_length`, on the narrow chunk row; migration 0015).
    No tsvector is read.
+   When the query's words have more postings than the budget (large corpora), candidates are
+   first the chunks holding two of its words (`word_pairs`): one GIN scan per pair
+   intersects the two words' postings inside the index, so the many chunks holding one
+   common word alone are never read, and each candidate's cheap score counts the query words
+   of the pairs it matched (each at its commonest indexed word's IDF). lexical_leg.py fills up with
+   single-word candidates when the pairs find fewer than the leg's limit.
 2. Full BM25 (tf = positions, every group of the query) for the best `rescored` of them only:
    a tsvector is read out of line and filtered for each (about 10 µs a chunk; the one-step
    ranking over 5,000 candidates cost 80 ms of CPU per query at 100k chunks).
@@ -21,6 +27,8 @@ search) and asyncpg reuses one prepared statement per connection and filter shap
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,16 +38,17 @@ from agentur.knowledge.search_legs import SearchFilters
 
 # {visible}: the caller's filter over `knowledge_chunks` and `files` (named binds).
 # BM25 length normalisation: K1 · (1 − b + b · dl / average dl).
-_BM25 = """
+_SCAN = """
 WITH scanned AS (
-    SELECT c.id, c.tsv_length AS dl, s.lexeme
-    FROM unnest(CAST(:scan AS text[]), CAST(:queries AS text[])) AS s(lexeme, query)
+    SELECT c.id, c.tsv_length AS dl, s.lexeme, s.ga, s.gb
+    FROM unnest(CAST(:scan AS text[]), CAST(:queries AS text[]), CAST(:ga AS int[]),
+                CAST(:gb AS int[])) AS s(lexeme, query, ga, gb)
     CROSS JOIN LATERAL (
         SELECT knowledge_chunks.id, knowledge_chunks.tsv_length
         FROM knowledge_chunks JOIN files ON files.id = knowledge_chunks.file_id
         WHERE knowledge_chunks.tsv @@ to_tsquery('simple', s.query)
           AND {visible}
-        OFFSET 0  -- keeps the subquery apart: one GIN scan per word, never a table scan
+        OFFSET 0  -- keeps the subquery apart: one GIN scan per query, never a table scan
     ) AS c
     LIMIT :budget
 ),
@@ -50,11 +59,26 @@ words AS (
     SELECT * FROM unnest(CAST(:words AS text[]), CAST(:groups AS int[]), CAST(:idfs AS float8[]))
         AS w(lexeme, grp, idf)
 ),
+"""
+# Single words: each scanned row is one word of one group (ga = gb = -1).
+_PER_WORD = """
 per_group AS (
     SELECT m.id, w.grp, max(w.idf) AS idf, min(m.dl) AS dl
     FROM scanned AS m JOIN words AS w ON w.lexeme = m.lexeme AND w.grp < :chosen
     GROUP BY m.id, w.grp
 ),
+"""
+# Pairs: each scanned row holds two query words (ga, gb; numbered from 0 in :word_idfs).
+_PER_PAIR = """
+per_group AS (
+    SELECT m.id, u.n AS grp, min(u.idf) AS idf, min(m.dl) AS dl
+    FROM scanned AS m
+    JOIN unnest(CAST(:word_idfs AS float8[])) WITH ORDINALITY AS u(idf, n)
+        ON u.n - 1 IN (m.ga, m.gb)
+    GROUP BY m.id, u.n
+),
+"""
+_RESCORE = """
 cheap AS (
     SELECT id, min(dl) AS dl FROM per_group, k GROUP BY id, k1, b, average
     ORDER BY sum(idf) * (k1 + 1) / (1 + k1 * (1 - b + b * min(dl) / average)) DESC, id
@@ -76,6 +100,46 @@ per_term AS (
 )
 SELECT id FROM per_term GROUP BY id ORDER BY sum(score) DESC, id LIMIT :limit
 """
+_BM25 = _SCAN + _PER_WORD + _RESCORE
+_BM25_PAIRS = _SCAN + _PER_PAIR + _RESCORE
+
+
+def _quoted(lexemes: object) -> str:
+    """A tsquery matching any of `lexemes` (tsquery quoting)."""
+    return " | ".join("'" + w.replace("'", "''") + "'" for w in lexemes)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class WordPairs:
+    """Query words (each the union of its terms' indexed words, rarest word first) and the
+    pairs of them whose co-occurrence finds candidates."""
+
+    words: list[list[str]]
+    pairs: list[tuple[int, int]]
+
+
+def word_pairs(plan: LexicalPlan, word_of: dict[str, int]) -> WordPairs:
+    """Each query word that has one of the chosen (rarest) groups, paired with every later
+    query word. A word and its stem are one query word (`word_of`: term -> query word): they
+    co-occur in every chunk that holds the word. Words sharing an indexed word (overlapping
+    prefix expansions) are not paired."""
+    units: dict[int, dict[str, None]] = {}
+    chosen: set[int] = set()
+    for n, group in enumerate(plan.groups):
+        unit = word_of.get(group.term, -1 - n)
+        units.setdefault(unit, {}).update(dict.fromkeys(group.lexemes))
+        if n < plan.selected:
+            chosen.add(unit)
+    keys = list(units)
+    words = [list(units[key]) for key in keys]
+    pairs = [
+        (a, b)
+        for a in range(len(keys))
+        if keys[a] in chosen
+        for b in range(a + 1, len(keys))
+        if not units[keys[a]].keys() & units[keys[b]].keys()
+    ]
+    return WordPairs(words, pairs)
 
 
 async def rank_postgres(
@@ -89,25 +153,39 @@ async def rank_postgres(
     documents: int,
     length: int,
     rescored: int,
+    pairs: WordPairs | None = None,
 ) -> list[int]:
+    """`pairs`: candidates are the chunks holding both words of a pair (the GIN index
+    intersects the two words' postings, so a chunk holding one word alone is never read);
+    else every chunk matching a word of the chosen groups."""
     # Scoring uses every group (a common term still adds its share); candidates come from
     # the chosen groups only, rarest first: when the budget cuts, it cuts the commonest
     # words' rows. A word in two groups (a query word and its stem's expansion) is scanned once.
     chosen = len(plan.chosen(all_groups=all_groups))
-    scan = list(dict.fromkeys(w for g in plan.groups[:chosen] for w in g.lexemes))
     words = [
         (w, n, idf(df, max(documents, df)))
         for n, g in enumerate(plan.groups)
         for w, df in g.lexemes.items()
     ]
+    if pairs:
+        scan = ["" for _ in pairs.pairs]
+        queries = [
+            f"({_quoted(pairs.words[a])}) & ({_quoted(pairs.words[b])})" for a, b in pairs.pairs
+        ]
+        ga, gb = [a for a, _ in pairs.pairs], [b for _, b in pairs.pairs]
+    else:
+        scan = list(dict.fromkeys(w for g in plan.groups[:chosen] for w in g.lexemes))
+        queries = [_quoted([w]) for w in scan]
+        ga = gb = [-1] * len(scan)
     visible, params = filters.sql(context)
     params.update(
         scan=scan,
-        queries=["'" + w.replace("'", "''") + "'" for w in scan],  # tsquery quoting
+        queries=queries,
+        ga=ga,
+        gb=gb,
         words=[w[0] for w in words],
         groups=[w[1] for w in words],
         idfs=[w[2] for w in words],
-        chosen=chosen,
         budget=budget,
         rescored=max(rescored, limit),
         limit=limit,
@@ -115,6 +193,12 @@ async def rank_postgres(
         b=BM25_B,
         average=max(length / documents, 1.0) if documents else 1.0,
     )
+    if pairs:  # a query word scores its commonest indexed word's IDF
+        by_lexeme = {w: i for w, _, i in words}
+        params["word_idfs"] = [min(by_lexeme[w] for w in word) for word in pairs.words]
+    else:
+        params["chosen"] = chosen
+    statement = (_BM25_PAIRS if pairs else _BM25).format(visible=visible)
     # term_stats.py turned parallel workers off for this transaction.
-    rows = await session.execute(text(_BM25.format(visible=visible)), params)
+    rows = await session.execute(text(statement), params)
     return [int(chunk_id) for chunk_id in rows.scalars()]

@@ -7,8 +7,9 @@ loaded on each connection. PostgreSQL gets the `vector` extension from the first
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
@@ -16,6 +17,7 @@ from typing import Any
 from weakref import WeakValueDictionary
 
 from sqlalchemy import event, text
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -23,7 +25,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import QueuePool, StaticPool
+from sqlalchemy.pool import AsyncAdaptedQueuePool, QueuePool, StaticPool
 
 from agentur.config import to_async_url
 from agentur.storage.sqlite_driver import sqlean_dbapi
@@ -34,6 +36,9 @@ SQLITE_POOL_SIZE = 8
 POSTGRES_POOL_SIZE = 10
 POSTGRES_MAX_OVERFLOW = 10
 _SPARE_CHECKOUT: ContextVar[bool] = ContextVar("spare_checkout", default=False)
+# Seconds a checkout of background work may wait in all (`Database.background_work`); None:
+# the pool's timeout, as for a request.
+_BACKGROUND_WAIT: ContextVar[float | None] = ContextVar("background_wait", default=None)
 
 
 def checkout_is_spare() -> bool:
@@ -85,6 +90,26 @@ async def connect_if_idle(engine: AsyncEngine) -> AsyncIterator[AsyncConnection 
         await connection.close()
 
 
+class PatientPool(AsyncAdaptedQueuePool):
+    """The pool of both backends (file databases). A request's checkout waits the pool
+    timeout, then fails (the API answers 503 and the client retries). Background work (an
+    agent run, `Database.background_work`) has no client to retry: its checkout waits again
+    while its own longer wait has time left, so a burst delays the work instead of failing it.
+    Each retry queues behind the checkouts already waiting."""
+
+    def _do_get(self):  # type: ignore[no-untyped-def]  # SQLAlchemy's signature
+        wait = _BACKGROUND_WAIT.get()
+        if wait is None:
+            return super()._do_get()
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                return super()._do_get()
+            except PoolTimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
+
+
 @dataclass(frozen=True, slots=True)
 class PoolSizing:
     """How many pooled connections a process keeps and how long a checkout waits for one.
@@ -92,13 +117,15 @@ class PoolSizing:
     SQLite serializes writers anyway and every connection is a thread of its own: a small
     pool without overflow. PostgreSQL: per worker process — N workers take up to
     N × (size + overflow) of the server's `max_connections` (see the README).
-    A checkout that waits longer than `timeout_seconds` fails: the API answers 503."""
+    A request's checkout that waits longer than `timeout_seconds` fails: the API answers
+    503. Background work's waits up to `background_wait_seconds` (see `PatientPool`)."""
 
     size: int | None = None  # None: derived for the backend
     max_overflow: int | None = None
     timeout_seconds: float = 5.0
     # SQLite: how long a write waits for the database's one write lock.
     busy_timeout_seconds: float = SQLITE_BUSY_TIMEOUT_MS / 1000
+    background_wait_seconds: float = 120.0
 
     def engine_options(self, url: str) -> dict[str, Any]:
         sqlite = is_sqlite(url)
@@ -108,6 +135,7 @@ class PoolSizing:
             if self.max_overflow is None
             else self.max_overflow,
             "pool_timeout": self.timeout_seconds,
+            "poolclass": PatientPool,
         }
 
 
@@ -145,6 +173,7 @@ class Database:
 
     def __init__(self, url: str, pool: PoolSizing | None = None, **engine_options: Any) -> None:
         self.url = to_async_url(url)
+        self.pool_sizing = pool or PoolSizing()
         self.engine = create_engine(self.url, pool, **engine_options)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # Per-key locks inside this process; alive only while someone holds or waits.
@@ -158,6 +187,17 @@ class Database:
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
+
+    @contextmanager
+    def background_work(self) -> Iterator[None]:
+        """Inside: this task's connection checkouts wait up to the pool's background wait
+        instead of failing after the request timeout (work no client can retry). A task
+        started inside inherits it."""
+        token = _BACKGROUND_WAIT.set(self.pool_sizing.background_wait_seconds)
+        try:
+            yield
+        finally:
+            _BACKGROUND_WAIT.reset(token)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from agentur.agent.config import AgentConfig
 from agentur.agent.prepare_run import PreparedRun, prepare_run
@@ -21,7 +21,9 @@ from agentur.agent.recover_dead_runs import (
 from agentur.agent.run_agent import execute_run
 from agentur.agent.run_heartbeat import RunHeartbeat
 from agentur.agent.settings import AgentSettings
+from agentur.ai.database_gateway_store import DatabaseGatewayStore
 from agentur.ai.mandate_ai_settings import update_mandate_ai_settings
+from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.context import utc_now
@@ -32,6 +34,7 @@ from agentur.storage.models.ai import AiLedgerEntry, AiReservation
 from agentur.storage.models.workflows import WorkflowMessage
 from tests.agent.support import deps
 from tests.agent.test_cancel_api import HangingModel
+from tests.api.test_backpressure import HOLD, GatedModel
 from tests.conftest import Member, Tenants
 
 # Small, so the tests wait fractions of a second; the timeout is several intervals as in use.
@@ -330,3 +333,39 @@ async def test_a_dead_run_keeps_the_usage_its_calls_were_billed(
     assert run is not None
     assert (run.input_tokens, run.output_tokens) == (500, 50)
     assert run.cost_chf == pytest.approx(0.5)
+
+
+async def test_a_stalled_run_declared_dead_still_reports_the_calls_it_was_billed(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """Declared dead while its model call was still under way (a stalled worker): the call is
+    billed after the sweep summed the ledger. The late finish keeps the `failed` verdict but
+    writes the run's usage, so it matches the ledger rows of its calls."""
+    alice = await tenants.member()
+    model = GatedModel()
+    settings = AiSettings(usd_to_chf=0.9)
+    billing = DatabaseGatewayStore(runtime.database, settings, MappingCipher.generated())
+    ai = AiService([model], settings=settings, store=billing)  # ledger rows in the database
+    run_deps = deps(ai, runtime=runtime)  # no heartbeat: as if stalled
+    prepared = await prepare_run(f"{HOLD} now", AgentConfig(), alice.context, run_deps)
+    task = asyncio.create_task(execute_run(prepared, run_deps))
+    for _ in range(500):
+        if model.held:
+            break
+        await asyncio.sleep(0.01)
+    await _age(runtime.database, prepared.run_id)
+    assert await recover_dead_runs(runtime.database, 60) == [prepared.run_id]
+    model.release()
+    result = await task
+    async with runtime.database.session() as session:
+        run = await session.get(AgentRun, prepared.run_id)
+        billed = (
+            await session.execute(
+                select(
+                    func.sum(AiLedgerEntry.input_tokens), func.sum(AiLedgerEntry.output_tokens)
+                ).where(AiLedgerEntry.workflow_id == prepared.workflow_id)
+            )
+        ).one()
+    assert run is not None and (run.status, run.error) == ("failed", WORKER_STOPPED)
+    assert billed[0] and result.usage.input_tokens == billed[0]
+    assert (run.input_tokens, run.output_tokens) == tuple(billed)

@@ -178,3 +178,28 @@ async def test_postgres_statements_do_not_depend_on_the_query(
     one, three = statements["lynx"][:2], statements["meadows otters"][:2]
     assert "knowledge_term_stats" in one[0] and "WITH scanned" in one[1]
     assert one == three
+
+
+async def test_a_chunk_holding_both_words_wins_when_each_word_is_over_the_budget(
+    runtime: Runtime, store: KnowledgeStore, tenants
+) -> None:
+    """Each query word alone has more chunks than a pass may read; the one chunk holding both
+    was written last. PostgreSQL finds it by intersecting the words' postings in the GIN index
+    (reading the first `budget` chunks of the rarest word would miss it); SQLite's FTS5 ranks
+    every match."""
+    use_knowledge_store(
+        runtime, KnowledgeStore(runtime, knowledge_settings(knowledge_lexical_budget=100))
+    )
+    narrow = runtime.__dict__["_knowledge_store"]
+    alice = await tenants.member("acme")
+    for word in ("walnut", "chestnut"):
+        body = "\n\n".join(f"## Part {i}\n\n{word} {i}" for i in range(120))
+        await upload(runtime, alice.context, f"{word}.md", "# Trees\n\n" + body)
+    both = await upload(runtime, alice.context, "grove.md", "# Grove\n\nwalnut and chestnut")
+    outcomes = await narrow.worker.run_until_idle()
+    assert sum(o.chunks for o in outcomes) > 240  # each word alone over the budget
+    async with runtime.database.session() as session:
+        result = await narrow.search.search(
+            session, "walnut chestnut", alice.context, legs=("lexical",), limit=5
+        )
+    assert len(result.hits) == 5 and result.hits[0].file_id == both.id
