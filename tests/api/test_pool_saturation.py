@@ -79,7 +79,7 @@ async def test_an_agent_run_waits_out_a_full_pool_that_a_request_would_not(
     and it completes, where a request in the same moment gets 503."""
     alice = await tenants.member()
     model = GatedModel()
-    runtime.ai = AiService([model])
+    runtime.ai = AiService([model], settings=AiSettings())
     started = asyncio.create_task(
         client.post("/v1/agent/runs", headers=alice.headers, json={"prompt": f"{HOLD} please"})
     )
