@@ -56,6 +56,9 @@ async def main(
         if firsts
         else ""
     )
+    for result in bench.results:
+        for refusal in result.usage.refusals:
+            print(f"HTTP 400 in {result.name}: {refusal}")
     for group in ("agent", "visitor"):
         done = [r for r in bench.results if r.name.startswith(group)]
         if done:

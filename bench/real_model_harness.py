@@ -40,6 +40,8 @@ class Usage:
     first_prompt: int = 0  # the task's first call: prompt tokens and seconds to its end
     first_seconds: float = 0.0
     http_400: int = 0
+    # What the server said for each refused request (its error message), to find the cause.
+    refusals: list[str] = field(default_factory=list)
 
     def add(self, response: AiResponse, seconds: float) -> None:
         if not self.calls:
@@ -90,6 +92,12 @@ def _row(o: Outcome) -> str:
     return f"{mark} {o.name:<26} {usage} {o.seconds:>8.1f}s  {o.note[:160]!r}"
 
 
+def refused(usage: Usage, error: Exception) -> None:
+    if getattr(error, "status_code", None) == 400:
+        usage.http_400 += 1
+        usage.refusals.append(str(error)[:500])
+
+
 def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
     """Wraps the OpenAI-compatible provider so every response's usage is counted."""
     provider = runtime.ai.registry.providers["openai_compatible"]
@@ -103,7 +111,7 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
                     bench().usage.add(event.response, time.perf_counter() - started)
                 yield event
         except Exception as error:
-            bench().usage.http_400 += getattr(error, "status_code", None) == 400
+            refused(bench().usage, error)
             raise
 
     async def counted_complete(spec: Any, request: Any) -> AiResponse:
@@ -111,7 +119,7 @@ def count_usage(runtime: Runtime, bench: Callable[[], Bench]) -> None:
         try:
             response = await complete(spec, request)
         except Exception as error:
-            bench().usage.http_400 += getattr(error, "status_code", None) == 400
+            refused(bench().usage, error)
             raise
         bench().usage.add(response, time.perf_counter() - started)
         return response

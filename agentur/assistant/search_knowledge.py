@@ -43,6 +43,7 @@ from agentur.assistant.assistant_api import AssistantApi
 from agentur.assistant.assistant_tools import AssistantContext, definition, offered_tools
 from agentur.assistant.check_support import check_answer, covers
 from agentur.assistant.cite_passages import cited_sources, has_words
+from agentur.assistant.context_room import ContextRoom
 from agentur.assistant.events import TurnEvent, action, chunk, sources
 from agentur.assistant.extractive_answer import quote_passages, where
 from agentur.assistant.knowledge_port import KnowledgeSearch, Passage
@@ -192,6 +193,7 @@ async def _generate(
         offer=StepOffer.of(tools.all(), definition),
         messages=messages,
         result=result,
+        room=ContextRoom(ai, turn.max_output_tokens),
     )
 
     async def work(sink: Sink) -> None:
@@ -232,6 +234,7 @@ class KnowledgeDriver(LoopDriver):
     offer: StepOffer
     messages: list[Message]
     result: KnowledgeResult
+    room: ContextRoom
     final: str = ""
     hidden: str = ""
     live: list[str] = field(default_factory=list)  # what API calls returned
@@ -240,6 +243,11 @@ class KnowledgeDriver(LoopDriver):
         return self.offer if step <= self.turn.max_steps else NOTHING
 
     async def model_turn(self, step: int, offer: StepOffer) -> ModelTurn:
+        if self.room.full():
+            # The server would refuse the prompt: no answer, so the extractive one goes out.
+            logger.info("the next knowledge call would exceed the model's context; stopping")
+            self.final = self.hidden = ""
+            return ModelTurn("")
         guard = CallTextGuard()
         response: AiResponse | None = None
         shown: list[str] = []
@@ -256,6 +264,7 @@ class KnowledgeDriver(LoopDriver):
                 shown.append(event.data["text"])
         if response is None:
             raise AgenturError("the model stream ended without a response")
+        self.room.count(response)
         self.result.steps = step
         tools = self.tools if offer.definitions else None
         calls, text = _calls(self.ai, response, tools, step - 1)
@@ -278,6 +287,7 @@ class KnowledgeDriver(LoopDriver):
             self.messages.append(
                 Message.tool_result(call, outcome.content, is_error=outcome.is_error)
             )
+            self.room.append(outcome.content)
             if call.name == "call_api" and not outcome.is_error:
                 self.live.append(outcome.content)
 
@@ -309,4 +319,6 @@ async def _visible(
         elif isinstance(event, StreamDone):
             yield event.response
         elif isinstance(event, StreamError):
-            raise ProviderError(event.message, provider=event.provider)
+            raise ProviderError(
+                event.message, provider=event.provider, status_code=event.status_code
+            )
