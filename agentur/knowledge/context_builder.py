@@ -2,11 +2,11 @@
 
 1. known files (from this workflow's round memory), 2. scoped search instance → personal →
 mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
-6. cross-workflow hints (only rounds with a successful tool call, close to this request, each
-with its source workflow and age). Knowledge passages name their file ids, so a model can pass
-the id where one is asked for. Everything is filtered by the caller's tenant and visibility.
-The prompt is embedded once; when that fails the block is empty (never an
-exception): the run goes on without it.
+6. cross-workflow hints (only rounds with a successful tool call, closer to this request than
+any of a set of unrelated requests — hint_threshold.py — each with its source workflow and
+age). Knowledge passages name their file ids, so a model can pass the id where one is asked
+for. Everything is filtered by the caller's tenant and visibility. The prompt is embedded once;
+when that fails the block is empty (never an exception): the run goes on without it.
 
 `build_layers` returns the six layers as data, in the spec's order; `render_layers` makes the one
 block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
@@ -16,6 +16,7 @@ choice, not this module's.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.knowledge.embedding import EmbeddingUnavailable
+from agentur.knowledge.hint_threshold import HintThreshold
 from agentur.knowledge.memory import RoundMemoryService, WorkflowMemoryService
 from agentur.knowledge.search import VECTOR, KnowledgeSearch
 from agentur.knowledge.search_legs import SearchFilters
@@ -48,9 +50,6 @@ MAX_FACTS = 20
 SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
 HITS_PER_SCOPE = 4
 MIN_ROUND_SIMILARITY = 0.3
-# Hints come from other workflows: only rounds close to this request are worth the tokens (and
-# the risk of steering the model to another task's documents).
-MIN_HINT_SIMILARITY = 0.6
 
 
 @dataclass
@@ -88,6 +87,9 @@ class AgentContextBuilder:
         self.rounds = rounds
         self.facts = facts
         self.budget_tokens = budget_tokens
+        # Hints come from other workflows: only rounds close to this request are worth the
+        # tokens (and the risk of steering the model to another task's documents).
+        self.hint_threshold = HintThreshold(search.embedder)
 
     async def build(
         self,
@@ -141,14 +143,26 @@ class AgentContextBuilder:
         await self._shared_documents(session, context, seen_files, layers[4])
         if workflow_id:
             others = await self.rounds.rounds(session, context, other_workflows_of=workflow_id)
+            others = [row for row in others if _succeeded(row)]
+            minimum = await self._hint_minimum(others, vector, model, context)
             now = utc_now()
-            ranked = self.rounds.rank(others, vector, model, MIN_HINT_SIMILARITY)
-            for score, row in [hint for hint in ranked if _succeeded(hint[1])][:3]:
+            for score, row in self.rounds.rank(others, vector, model, minimum)[:3]:
                 layers[5].add(
                     f"- from workflow {row.workflow_id}, {_age(now, row.created_at)} "
                     f"({score:.2f}): {row.text}"
                 )
         return layers
+
+    async def _hint_minimum(
+        self, others: list, vector: list[float], model: str, context: RequestContext
+    ) -> float:
+        if not others:
+            return math.inf
+        try:
+            return await self.hint_threshold.minimum(vector, model, context)
+        except EmbeddingUnavailable as error:
+            logger.info("no hints from other workflows: %s", error)
+            return math.inf
 
     async def _known_files(
         self, session: AsyncSession, context: RequestContext, rounds: list, layer: Layer
