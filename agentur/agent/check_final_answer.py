@@ -4,8 +4,10 @@ Not accepted as an answer: an empty reply; a reply carrying agentur's own contex
 context's header and section titles, round-memory and hint lines, knowledge headers) — the
 model copied what it was told, not what it found; a reply carrying tool-protocol markup
 (`<tool_call>`, `<tool_response>`, `<function…>`, chat-template tokens) that the text-call
-recovery did not turn into calls. Such a reply gets one corrective message; when the next
-reply is again not an answer, the run ends `failed` with the reason.
+recovery did not turn into calls; a reply that is nothing but a JSON object naming workspace ids
+(a tool's raw result passed on — seen from a 1.5B model: a file's metadata as the "answer" to a
+question about the file), unless the request asked for JSON. Such a reply gets one corrective
+message; when the next reply is again not an answer, the run ends `failed` with the reason.
 
 After a round in which every tool call failed, the answer must say that something failed; if
 it does not even after the correction, the run still ends `completed`, with the failure stated
@@ -14,6 +16,7 @@ by agentur under the model's text.
 
 from __future__ import annotations
 
+import json
 import re
 
 from agentur.agent.dependencies import RunStatus
@@ -57,6 +60,9 @@ _MARKUP = re.compile(
 _JSON_CALL = re.compile(
     r'\{\s*"name"\s*:\s*"[\w.-]{1,128}"\s*,\s*"(?:arguments|parameters)"\s*:\s*[\{\[]'
 )
+# A reply that is one JSON value, bare or in a code fence.
+_FENCED = re.compile(r"^```[a-zA-Z]*\s*\n?(?P<body>.*?)\n?```$", re.DOTALL)
+_ID_KEY = re.compile(r"^(?:id|\w+_id|\w+_ids)$")
 # Words that say something went wrong, in the languages agentur's users write.
 _FAILURE_WORDS = re.compile(
     r"\b(?:error|fail\w*|could not|couldn't|cannot|can't|unable|not possible|not found"
@@ -79,12 +85,29 @@ FAILED_TOOLS_CORRECTION = (
 FAILURE_NOTE = "(agentur: the last tool calls failed — {errors})"
 
 
-def answer_problem(text: str) -> str | None:
-    """Why `text` cannot be a run's final answer, or None when it can."""
+def _raw_result(text: str) -> bool:
+    """`text` is a JSON object (or a list of them) that names ids, and nothing else."""
+    body = text.strip()
+    if fenced := _FENCED.match(body):
+        body = fenced.group("body").strip()
+    if not body.startswith(("{", "[")):
+        return False
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    objects = value if isinstance(value, list) else [value]
+    return any(isinstance(o, dict) and any(_ID_KEY.match(str(k)) for k in o) for o in objects)
+
+
+def answer_problem(text: str, request: str = "") -> str | None:
+    """Why `text` cannot be a run's final answer to `request`, or None when it can."""
     if not text.strip():
         return "it is empty"
     if _MARKUP.search(text) or _JSON_CALL.search(text):
         return "it contains tool-protocol markup"
+    if "json" not in request.lower() and _raw_result(text):
+        return "it is a tool's raw result (JSON with ids), not an answer in words"
     if _CONTEXT_LINE.search(text) or any(
         match.group("title").strip(" :").lower() in CONTEXT_TITLES
         for match in _HEADING.finditer(text)
@@ -100,7 +123,7 @@ def states_failure(text: str) -> bool:
 def settle_final_answer(run: RunState, text: str) -> str:
     """The text the run ends with. Raises `RetryRound` after adding a corrective message,
     `StopRun` when the corrected reply is still no answer."""
-    problem = answer_problem(text)
+    problem = answer_problem(text, run.prepared.prompt)
     failed_errors = run.failed_round_errors
     if problem is None and (not failed_errors or states_failure(text)):
         run.answer_corrected = False

@@ -50,10 +50,18 @@ MISSING = Tool("open_report", "Open the report.", Nothing, _missing, read_only=T
         '<function=write_file>{"content": "x"}</function>',
         # A 0.5B model's reply on llama-server: a call to a tool not offered, broken JSON.
         '{"name": "create_file", "arguments": {"content": "Meeting moved.", "name": "s.txt"}]}',
+        # Qwen2.5-Coder-1.5B asked when a shop opens per hours.md: a file's metadata.
+        '```\n{"file_id": "f68b3e34", "name": "summary.txt", "folder_id": null, "size": 25}\n```',
+        '[{"id": "f1", "name": "hours.md"}]',
     ],
 )
 def test_replies_that_are_no_answer(reply: str) -> None:
-    assert answer_problem(reply) is not None
+    assert answer_problem(reply, "When is the shop open on Saturday, per hours.md?") is not None
+
+
+def test_json_is_an_answer_when_the_request_asks_for_json() -> None:
+    reply = '{"file_id": "f1", "name": "hours.md"}'
+    assert answer_problem(reply, "Give me the file's metadata as JSON.") is None
 
 
 @pytest.mark.parametrize(
