@@ -103,7 +103,9 @@ async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, 
 
 
 class ListFilesArguments(BaseModel):
-    folder_id: str | None = Field(default=None, description="'root' for the top level.")
+    folder_id: str | None = Field(
+        default=None, description="Omit for files in every folder; 'root' for the top level."
+    )
     tags: list[str] = Field(default_factory=list, description="Files having all these tags.")
     search: str | None = Field(default=None, description="Part of the file name.")
     limit: int = Field(default=50, ge=1, le=500)
@@ -345,7 +347,7 @@ TOOLS: list[Tool] = [
          "its extracted text: a character window (offset/limit) or lines "
          "(start_line/line_count); always reports the total length.",
          ReadFileArguments, read_file, read_only=True),
-    Tool("list_files", "List workspace files, filtered by folder, tags and name.",
+    Tool("list_files", "List workspace files: all, or filtered by folder, tags and name.",
          ListFilesArguments, list_files, read_only=True),
     Tool("search_in_file_content", "Find lines containing a text in workspace text files.",
          SearchInFileContentArguments, search_in_file_content, read_only=True),
