@@ -21,6 +21,7 @@ from agentur.storage.models.assistant import AssistantConversation
 from tests.assistant.definitions import RETURNS_ANSWER, shop_definition
 from tests.assistant.smtp_inbox import Inbox, running_inbox
 from tests.conftest import Tenants
+from tests.reread_settings import reread_settings
 from tests.web.browser import screenshot, serious_accessibility_violations
 from tests.web.widget_page import (
     LIVE_CHAT,
@@ -52,6 +53,7 @@ async def test_faq_flow_and_escalation_from_another_origin(
         monkeypatch.setenv("AGENTUR_SMTP_HOST", "127.0.0.1")
         monkeypatch.setenv("AGENTUR_SMTP_PORT", str(smtp_port))
         monkeypatch.setenv("AGENTUR_SMTP_STARTTLS", "false")
+        reread_settings(runtime)
         definition = shop_definition()
         definition["faqs"][0]["url"] = RETURNS_PAGE
         definition["help_desks"][0]["options"][2]["address"] = LIVE_CHAT
