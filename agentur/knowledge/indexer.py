@@ -19,7 +19,6 @@ embedding model, scope); any difference re-indexes the file, nothing else is tou
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -37,6 +36,7 @@ from agentur.knowledge.embed_chunks import IndexProgress, ProgressCallback, embe
 from agentur.knowledge.embedding import Embedder
 from agentur.knowledge.extract import PARSER_VERSION, extract
 from agentur.knowledge.extract.settings import OcrSettings
+from agentur.knowledge.in_flight import InFlight
 from agentur.knowledge.neutralize_document import neutralize_document
 from agentur.knowledge.prepare_chunks import (
     PreparedChunks,
@@ -70,30 +70,6 @@ from agentur.workspace.text_window import NotTextError
 logger = logging.getLogger(__name__)
 
 __all__ = ["FileIndexer", "IndexOutcome", "owner_context"]
-
-
-class InFlight:
-    """At most one group embedding and being written in the background, so the indexing
-    process claims and chunks the next files while the worker process embeds."""
-
-    def __init__(self) -> None:
-        self.task: asyncio.Future[dict[str, IndexOutcome]] | None = None
-        self.done: dict[str, IndexOutcome] = {}
-
-    async def start(self, work: Awaitable[dict[str, IndexOutcome]]) -> None:
-        await self.drain()
-        self.task = asyncio.ensure_future(work)
-
-    async def drain(self) -> None:
-        if self.task is not None:
-            task, self.task = self.task, None
-            self.done.update(await task)
-
-    async def cancel(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
 
 
 def owner_context(mandate_id: str, owner_id: str) -> RequestContext:
