@@ -4,9 +4,10 @@ screen after navigation, and a visible focus ring on whatever the keyboard reach
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import BrowserContext, Page, Route
 
 from tests.conftest import Tenants
 
@@ -49,11 +50,19 @@ async def tab(page: Page) -> dict[str, Any]:
     return await focused(page)
 
 
+async def slow_stylesheet(route: Route) -> None:
+    await asyncio.sleep(0.5)
+    await route.continue_()
+
+
 async def test_the_app_is_usable_with_the_keyboard_alone(
     browser_context: BrowserContext, base_url: str, tenants: Tenants
 ) -> None:
     alice = await tenants.member("acme")
     page = await browser_context.new_page()
+    # a screen's own stylesheet arrives late (as on a slow link): the screen may take focus
+    # only once it is styled, or Tab reaches a control the sheet then hides
+    await page.route("**/screens/*.css", slow_stylesheet)
     await page.goto(f"{base_url}/#/files")
     await page.get_by_label("API-Schlüssel").wait_for()
 
@@ -95,5 +104,7 @@ async def test_the_app_is_usable_with_the_keyboard_alone(
         await page.wait_for_function(
             f"() => location.hash === '#/{screen}' && document.activeElement.id === 'main'"
         )
+        styled = "[...document.querySelectorAll('link[rel=stylesheet]')].every((l) => l.sheet)"
+        assert await page.evaluate(styled), f"{screen} took the focus before its stylesheet"
         inside = await tab(page)
         assert inside["inMain"] and inside["outline"] and inside["visible"], (screen, inside)

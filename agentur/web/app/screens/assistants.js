@@ -63,7 +63,7 @@ function deleteSection(app, assistant, onDeleted) {
 }
 
 export async function render(root, app) {
-  loadStylesheet(new URL("./assistants.css", import.meta.url));
+  await loadStylesheet(new URL("./assistants.css", import.meta.url));
   const { t, language, timezone } = app;
   const status = h("p", { class: "assistants-status", role: "status" });
 

@@ -13,7 +13,7 @@ const FINAL_STATES = new Set([
 ]);
 
 export async function render(root, app) {
-  loadStylesheet(new URL("./chat.css", import.meta.url));
+  await loadStylesheet(new URL("./chat.css", import.meta.url));
   const { t } = app;
   const state = { workflowId: null, runId: null, round: 0, disposed: false, connection: null };
 
