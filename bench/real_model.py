@@ -82,18 +82,19 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--timeout", type=float, default=900.0, help="seconds a model call may take (900)"
     )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep agentur's data (database, traces) in this folder to inspect the runs after",
+    )
     return parser.parse_args()
 
 
 if __name__ == "__main__":
     arguments = parse()
     with tempfile.TemporaryDirectory(prefix="agentur-real-model-") as directory_name:
+        data_dir = arguments.data_dir or Path(directory_name)
+        data_dir.mkdir(parents=True, exist_ok=True)
         asyncio.run(
-            main(
-                arguments.base_url,
-                arguments.model,
-                arguments.only,
-                Path(directory_name),
-                arguments.timeout,
-            )
+            main(arguments.base_url, arguments.model, arguments.only, data_dir, arguments.timeout)
         )

@@ -11,17 +11,23 @@ message; when the next reply is again not an answer, the run ends `failed` with 
 
 After a round in which every tool call failed, the answer must say that something failed; if
 it does not even after the correction, the run still ends `completed`, with the failure stated
-by agentur under the model's text.
+by agentur under the model's text. Likewise a run asked to change something (write a file,
+copy, send; see `requested_change.py`) in which no tool that changes anything succeeded: one
+corrective message naming the tools that would, then the answer is accepted only with agentur's
+note that nothing was changed — unless the answer itself says what could not be done.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
+from typing import NoReturn
 
 from agentur.agent.dependencies import RunStatus
 from agentur.agent.recover_text_tool_calls import RetryRound
 from agentur.agent.redact import redact_text
+from agentur.agent.requested_change import asks_for_change
 from agentur.agent.run_state import RunState, StopRun
 from agentur.agent.trace import TraceKind
 
@@ -60,6 +66,14 @@ _MARKUP = re.compile(
 _JSON_CALL = re.compile(
     r'\{\s*"name"\s*:\s*"[\w.-]{1,128}"\s*,\s*"(?:arguments|parameters)"\s*:\s*[\{\[]'
 )
+# Advice to call a tool instead of the call (seen from a 1.5B model: "please use the
+# create_folder function with the argument {…}"); counts when it names an offered tool.
+_TOOL_ADVICE = re.compile(
+    r"\b(?:use|call|run|invoke|execute|verwende|benutze|rufe|utilise[zr]?|appelle[zr]?|usa|chiama)"
+    r"\s+(?:the\s+|die\s+|den\s+|la\s+|le\s+|l'|il\s+)?[`'\"]?(?P<name>[a-z][a-z0-9_]{2,63})[`'\"]?"
+    r"(?:\s+(?:function|tool|funktion|werkzeug|fonction|outil|funzione|strumento))?",
+    re.IGNORECASE,
+)
 # A reply that is one JSON value, bare or in a code fence.
 _FENCED = re.compile(r"^```[a-zA-Z]*\s*\n?(?P<body>.*?)\n?```$", re.DOTALL)
 _ID_KEY = re.compile(r"^(?:id|\w+_id|\w+_ids)$")
@@ -75,14 +89,22 @@ _FAILURE_WORDS = re.compile(
 CORRECTION = (
     "Your last reply is not an answer the user can be given: {problem}. Reply to the user's "
     "request in plain text, in the user's language, from what the tools returned — do not "
-    "repeat agentur's context or tool-protocol markup. To use a tool, call it through the "
-    "tool-calling interface."
+    "repeat agentur's context or tool-protocol markup, and never write a tool's response "
+    "yourself: results come from agentur after you call the tool. To use a tool, call it "
+    "through the tool-calling interface, or reply with nothing but the call as JSON: "
+    '{{"name": "<tool>", "arguments": {{...}}}}.'
 )
 FAILED_TOOLS_CORRECTION = (
     "Every tool call of your last round failed ({errors}). Fix the calls and try again, or "
     "tell the user plainly what could not be done and why."
 )
 FAILURE_NOTE = "(agentur: the last tool calls failed — {errors})"
+CHANGE_CORRECTION = (
+    "The user asked you to change something in the workspace, but no tool that changes "
+    "anything has succeeded in this run: nothing has been done yet. Do it now by calling the "
+    "tool for it ({tools}), or tell the user plainly why it cannot be done."
+)
+CHANGE_NOTE = "(agentur: nothing was changed in this run — no tool that makes changes succeeded)"
 
 
 def _raw_result(text: str) -> bool:
@@ -100,12 +122,19 @@ def _raw_result(text: str) -> bool:
     return any(isinstance(o, dict) and any(_ID_KEY.match(str(k)) for k in o) for o in objects)
 
 
-def answer_problem(text: str, request: str = "") -> str | None:
-    """Why `text` cannot be a run's final answer to `request`, or None when it can."""
+def answer_problem(text: str, request: str = "", tools: Collection[str] = ()) -> str | None:
+    """Why `text` cannot be a run's final answer to `request`, or None when it can; `tools`
+    are the names of the tools the run offers."""
     if not text.strip():
         return "it is empty"
     if _MARKUP.search(text) or _JSON_CALL.search(text):
         return "it contains tool-protocol markup"
+    for advice in _TOOL_ADVICE.finditer(text):
+        if advice.group("name") in tools:
+            return (
+                f"it tells the user to use {advice.group('name')}, a tool only you can call — "
+                "call it yourself"
+            )
     if "json" not in request.lower() and _raw_result(text):
         return "it is a tool's raw result (JSON with ids), not an answer in words"
     if _CONTEXT_LINE.search(text) or any(
@@ -120,19 +149,37 @@ def states_failure(text: str) -> bool:
     return bool(_FAILURE_WORDS.search(text))
 
 
+def _writing_tools(run: RunState) -> list[str]:
+    """The offered tools that change something, when the request asked for a change that no
+    tool has made yet; else empty."""
+    if run.made_a_change or run.offer is None:
+        return []
+    writers = sorted(tool.name for tool in run.offer.tools if not tool.read_only)
+    return writers if writers and asks_for_change(run.prepared.prompt) else []
+
+
 def settle_final_answer(run: RunState, text: str) -> str:
     """The text the run ends with. Raises `RetryRound` after adding a corrective message,
     `StopRun` when the corrected reply is still no answer."""
-    problem = answer_problem(text, run.prepared.prompt)
+    offered = run.offer.by_name if run.offer else {}
+    problem = answer_problem(text, run.prepared.prompt, offered)
     failed_errors = run.failed_round_errors
-    if problem is None and (not failed_errors or states_failure(text)):
+    said_failure = states_failure(text)
+    unmade = [] if problem or failed_errors or said_failure else _writing_tools(run)
+    if problem is None and (not failed_errors or said_failure) and not unmade:
         run.answer_corrected = False
         return text
+    reason = problem or ("tool calls failed" if failed_errors else "no change made as asked")
     run.trace.add(
         TraceKind.answer_rejected,
-        {"problem": problem or "tool calls failed", "text": redact_text(text[:2_000])},
+        {"problem": reason, "text": redact_text(text[:2_000])},
         round_index=run.rounds,
     )
+    if unmade:
+        if run.change_corrected:
+            return f"{text.rstrip()}\n\n{CHANGE_NOTE}"
+        run.change_corrected = True
+        _correct(run, text, CHANGE_CORRECTION.format(tools=", ".join(unmade[:8])))
     errors = "; ".join(failed_errors)[:600]
     if run.answer_corrected:
         if problem is not None:
@@ -142,11 +189,16 @@ def settle_final_answer(run: RunState, text: str) -> str:
             )
         return f"{text.rstrip()}\n\n{FAILURE_NOTE.format(errors=errors)}"
     run.answer_corrected = True
-    correction = (
+    _correct(
+        run,
+        text,
         CORRECTION.format(problem=problem)
         if problem is not None
-        else FAILED_TOOLS_CORRECTION.format(errors=errors)
+        else FAILED_TOOLS_CORRECTION.format(errors=errors),
     )
+
+
+def _correct(run: RunState, text: str, correction: str) -> NoReturn:
     run.conversation.add_assistant(text, ())
     run.conversation.add_user(correction)
     raise RetryRound

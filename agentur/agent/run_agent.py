@@ -249,6 +249,13 @@ class AgentDriver(LoopDriver):
         run = self.run
         record_outcomes(run, outcomes, self.activations_before)
         failed = all(outcome.is_error for outcome in outcomes)
+        offered = run.offer.by_name if run.offer else {}
+        run.made_a_change = run.made_a_change or any(
+            not outcome.is_error
+            and (tool := offered.get(outcome.call.name)) is not None
+            and not tool.read_only
+            for outcome in outcomes
+        )
         run.failed_round_errors = (
             [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
         )

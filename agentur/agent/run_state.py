@@ -49,6 +49,10 @@ class RunState:
     text_call_corrected: bool = False
     # A corrective message about a reply that was no answer was sent (check_final_answer).
     answer_corrected: bool = False
+    # A tool that changes something (not `read_only`) succeeded in this run.
+    made_a_change: bool = False
+    # A corrective message about a requested change that no tool made was sent.
+    change_corrected: bool = False
     # The errors of the last tool round when every one of its calls failed, else empty.
     failed_round_errors: list[str] = field(default_factory=list)
     # What this run's tool handlers receive (built once the run starts).

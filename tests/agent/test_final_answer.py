@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from agentur.agent.check_final_answer import CORRECTION, answer_problem
+from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION, answer_problem
 from agentur.agent.config import AgentConfig
 from agentur.agent.run_agent import run_agent
 from agentur.ai.messages import Role
@@ -37,6 +37,25 @@ async def _missing(args: Nothing, context: ToolContext) -> dict:
 
 
 MISSING = Tool("open_report", "Open the report.", Nothing, _missing, read_only=True)
+
+
+class Written(BaseModel):
+    name: str
+    content: str
+
+
+WRITTEN: list[str] = []
+
+
+async def _write(args: Written, context: ToolContext) -> dict:
+    WRITTEN.append(args.name)
+    return {"file_id": "f9", "name": args.name}
+
+
+WRITE = Tool("write_file", "Write a file.", Written, _write)
+CREATE_FILE = "Create a file named summary.txt with exactly this text: Meeting moved to Friday."
+# Qwen2.5-Coder-1.5B asked to write a file: the file's text as the answer, no call.
+PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
 
 
 @pytest.mark.parametrize(
@@ -128,3 +147,69 @@ async def test_the_round_context_states_the_users_language() -> None:
     assert context.volatile and "The user writes in German" in context.content
     # The user's words stay their own message, untouched by agentur's context.
     assert messages[-2].content == "Wer leitet das Projekt Seeblick?"
+
+
+async def test_a_run_asked_to_write_a_file_that_wrote_none_is_told_to_call_the_tool() -> None:
+    WRITTEN.clear()
+    ai, provider = scripted(
+        [
+            ScriptedTurn(text=PRINTED_INSTEAD),
+            ScriptedTurn.calls(
+                call("write_file", "c1", name="summary.txt", content="Meeting moved to Friday.")
+            ),
+            ScriptedTurn(text="I created summary.txt."),
+        ]
+    )
+    result = await run_agent(CREATE_FILE, AgentConfig(), CONTEXT, deps(ai, [WRITE, MISSING]))
+    assert result.status == "completed" and result.final_text == "I created summary.txt."
+    assert WRITTEN == ["summary.txt"] and result.rounds == 3
+    correction = [m for m in provider.received[1].messages if not m.volatile][-1]
+    assert "no tool that changes anything has succeeded" in correction.content
+    # the correction names the tools that write, not the read-only ones
+    assert "write_file" in correction.content and "open_report" not in correction.content
+
+
+async def test_a_run_that_still_writes_nothing_ends_with_agenturs_note() -> None:
+    ai, _ = scripted([ScriptedTurn(text=PRINTED_INSTEAD), ScriptedTurn(text=PRINTED_INSTEAD)])
+    result = await run_agent(CREATE_FILE, AgentConfig(), CONTEXT, deps(ai, [WRITE]))
+    assert result.status == "completed" and result.rounds == 2
+    assert result.final_text.startswith(PRINTED_INSTEAD) and result.final_text.endswith(CHANGE_NOTE)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer"),
+    [
+        # a question, and a request for text in the reply: nothing to write
+        ("Write a summary of notes.txt.", "Notes: the project starts in May."),
+        ("How do I create a folder?", "Use the New folder button."),
+        # the answer says why it could not
+        (CREATE_FILE, "I cannot create summary.txt: the workspace is read-only for you."),
+    ],
+)
+async def test_no_correction_when_no_change_was_asked_or_the_answer_says_why(
+    request_text: str, answer: str
+) -> None:
+    ai, _ = scripted([ScriptedTurn(text=answer)])
+    result = await run_agent(request_text, AgentConfig(), CONTEXT, deps(ai, [WRITE]))
+    assert result.status == "completed" and result.final_text == answer and result.rounds == 1
+
+
+async def test_an_answer_telling_the_user_to_call_a_tool_is_corrected() -> None:
+    WRITTEN.clear()
+    # Qwen2.5-Coder-1.5B's reply after it had created the folder but not copied the file
+    advice = (
+        "To create a file named summary.txt, please use the write_file function with the "
+        'argument {"name": "summary.txt", "content": "Meeting moved to Friday."}.'
+    )
+    ai, provider = scripted(
+        [
+            ScriptedTurn(text=advice),
+            ScriptedTurn(text=advice),
+        ]
+    )
+    result = await run_agent(CREATE_FILE, AgentConfig(), CONTEXT, deps(ai, [WRITE]))
+    assert result.status == "failed" and "only you can call" in (result.error or "")
+    correction = [m for m in provider.received[1].messages if not m.volatile][-1]
+    assert "write_file, a tool only you can call" in correction.content
+    # naming a tool that is not offered is no advice to call it
+    assert answer_problem("Use the search function of your browser.", "", {"write_file"}) is None
