@@ -36,7 +36,7 @@ from agentur.agent.tool_round import (
 )
 from agentur.agent.trace import RunFinish, TraceKind, TraceRecorder
 from agentur.ai.billing.holder import holding_for
-from agentur.ai.messages import AiResponse, Message
+from agentur.ai.messages import AiResponse, Message, ToolCall
 from agentur.context import RequestContext
 from agentur.detect_language import clear_language_name
 from agentur.observability.gen_ai import agent_run_span, end_agent_run, round_span
@@ -45,6 +45,7 @@ from agentur.tool_loop.events import AgentEvent, EventSink, EventType, discard_e
 from agentur.tool_loop.loop import LoopDriver, ModelTurn
 from agentur.tool_loop.prepare_step import StepOffer
 from agentur.tool_loop.run_tool import ToolOutcome
+from agentur.tool_loop.tool import Tool
 from agentur.tools.tool import ToolDeps
 from agentur.tools.toolboxes import ToolboxState, load_toolbox_environment
 
@@ -250,12 +251,9 @@ class AgentDriver(LoopDriver):
         record_outcomes(run, outcomes, self.activations_before)
         failed = all(outcome.is_error for outcome in outcomes)
         offered = run.offer.by_name if run.offer else {}
-        run.made_a_change = run.made_a_change or any(
-            not outcome.is_error
-            and (tool := offered.get(outcome.call.name)) is not None
-            and not tool.read_only
-            for outcome in outcomes
-        )
+        for outcome in outcomes:
+            run.succeeded_calls.record(step, offered.get(outcome.call.name), outcome)
+        run.made_a_change = bool(run.succeeded_calls.by_key)
         run.failed_round_errors = (
             [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
         )
@@ -265,6 +263,10 @@ class AgentDriver(LoopDriver):
 
     async def end_step(self, step: int) -> None:
         await self.run.trace.flush()
+
+    async def run_call(self, tool: Tool | None, call: ToolCall) -> ToolOutcome:
+        repeated = self.run.succeeded_calls.repeat(tool, call)
+        return repeated if repeated is not None else await super().run_call(tool, call)
 
 
 def _trace_round(run: RunState, round_index: int, started: float, tool_calls: int) -> None:

@@ -11,6 +11,7 @@ from agentur.agent.dependencies import AgentDependencies, RunStatus
 from agentur.agent.hooks import RoundRecord
 from agentur.agent.prepare_run import PreparedRun
 from agentur.agent.progress_summary import Step
+from agentur.agent.repeated_calls import SucceededCalls
 from agentur.agent.trace import TraceKind, TraceRecorder
 from agentur.context import RequestContext
 from agentur.tool_loop.budget import Budget
@@ -53,6 +54,8 @@ class RunState:
     made_a_change: bool = False
     # A corrective message about a requested change that no tool made was sent.
     change_corrected: bool = False
+    # Successful calls that changed something; an identical call is not run again.
+    succeeded_calls: SucceededCalls = field(default_factory=SucceededCalls)
     # The errors of the last tool round when every one of its calls failed, else empty.
     failed_round_errors: list[str] = field(default_factory=list)
     # What this run's tool handlers receive (built once the run starts).

@@ -71,9 +71,15 @@ def find_text_tool_calls(
         found.append((match.start(), match.end(), _function_call(match)))
     if not found:
         found = list(_untagged(text, offered))
+    # A call written twice (in a plan and again in its summary) is one call.
+    distinct: dict[str, dict[str, Any]] = {}
+    for _, _, call in sorted(found, key=lambda f: f[0]):
+        if call:
+            key = call["name"] + json.dumps(call["arguments"], sort_keys=True, default=str)
+            distinct.setdefault(key, call)
     calls = tuple(
         ToolCall(f"{id_prefix}_{index}", call["name"], call["arguments"])
-        for index, call in enumerate(c for _, _, c in sorted(found, key=lambda f: f[0]) if c)
+        for index, call in enumerate(distinct.values())
     )
     return TextToolCalls(calls, _without(text, [(s, e) for s, e, _ in found]), bool(found))
 

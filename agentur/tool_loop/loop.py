@@ -21,6 +21,7 @@ from agentur.tool_loop.prepare_step import StepOffer
 from agentur.tool_loop.run_context import RunContext
 from agentur.tool_loop.run_tool import ArgumentResolver, ToolLimits, ToolOutcome, run_tool
 from agentur.tool_loop.stop_conditions import StopCondition
+from agentur.tool_loop.tool import Tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,10 @@ class LoopDriver:
     async def end_step(self, step: int) -> None:
         return None
 
+    async def run_call(self, tool: Tool | None, call: ToolCall) -> ToolOutcome:
+        """One call through the lifecycle wrapper; a caller may answer some calls itself."""
+        return await run_tool(tool, call, self.context, self.limits, self.emit, self.resolve)
+
 
 async def run_loop(driver: LoopDriver, stop_when: Sequence[StopCondition]) -> LoopEnd:
     step = 0
@@ -105,9 +110,7 @@ async def run_calls(
     by_name = offer.by_name
     return await execute_tool_calls(
         calls,
-        lambda call: run_tool(
-            by_name.get(call.name), call, context, driver.limits, driver.emit, driver.resolve
-        ),
+        lambda call: driver.run_call(by_name.get(call.name), call),
         lambda call: (tool := by_name.get(call.name)) is None or tool.read_only,
         driver.max_parallel,
     )

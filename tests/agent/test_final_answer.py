@@ -213,3 +213,17 @@ async def test_an_answer_telling_the_user_to_call_a_tool_is_corrected() -> None:
     assert "write_file, a tool only you can call" in correction.content
     # naming a tool that is not offered is no advice to call it
     assert answer_problem("Use the search function of your browser.", "", {"write_file"}) is None
+
+
+async def test_a_change_already_made_is_not_made_again() -> None:
+    WRITTEN.clear()
+    write = call("write_file", "c1", name="summary.txt", content="Meeting moved to Friday.")
+    again = call("write_file", "c2", name="summary.txt", content="Meeting moved to Friday.")
+    ai, provider = scripted(
+        [ScriptedTurn.calls(write), ScriptedTurn.calls(again), ScriptedTurn(text="Done.")]
+    )
+    result = await run_agent(CREATE_FILE, AgentConfig(), CONTEXT, deps(ai, [WRITE]))
+    assert result.status == "completed" and result.rounds == 3
+    assert WRITTEN == ["summary.txt"]  # run once
+    told = [m for m in provider.received[2].messages if m.role is Role.tool][-1]
+    assert told.content.startswith("Not run again") and "summary.txt" in told.content

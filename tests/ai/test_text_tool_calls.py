@@ -55,6 +55,14 @@ READ = ("read_file", {"path": "a.txt"})
             [("list_files", {})],
             "Sure.  Done.",
         ),
+        # a plan with a call, then the same call again in its summary: one call (1.5B model)
+        (
+            'Step 1:\n```json\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```\n'
+            'Calls:\n```json\n[{"name": "read_file", "arguments": {"path": "a.txt"}}, '
+            '{"name": "list_files", "arguments": {}}]\n```',
+            [READ, ("list_files", {})],
+            "Step 1:\n\nCalls:",
+        ),
     ],
 )
 def test_formats_are_recovered(text: str, calls: list, remaining: str) -> None:

@@ -1,0 +1,47 @@
+"""Calls that change something are not run twice in a run with the same arguments.
+
+Small models repeat a step they already took (seen from a 1.5B model: it created a folder, then
+wrote its whole plan again as text with the same `create_folder` call first, which failed
+because the folder existed, and never reached the copy). A repeated send or write is also the
+kind of duplicate a user least wants. So an identical call to a tool that is not read-only,
+after the same call succeeded in this run, is answered from the first call's result with a
+note to go on, instead of being run again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from agentur.ai.messages import ToolCall
+from agentur.tool_loop.run_tool import ToolOutcome
+from agentur.tool_loop.tool import Tool
+
+ALREADY_DONE = (
+    "Not run again: this exact call already succeeded in round {round} with the result: "
+    "{result}. Go on with the next step of the request, or answer if all is done."
+)
+RESULT_CHARS = 600
+
+
+def _key(call: ToolCall) -> str:
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+@dataclass
+class SucceededCalls:
+    """This run's successful calls of tools that change something, by name and arguments."""
+
+    by_key: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def record(self, round_index: int, tool: Tool | None, outcome: ToolOutcome) -> None:
+        if tool is not None and not tool.read_only and not outcome.is_error:
+            self.by_key.setdefault(_key(outcome.call), (round_index, outcome.content))
+
+    def repeat(self, tool: Tool | None, call: ToolCall) -> ToolOutcome | None:
+        """The answer to `call` when it repeats a successful one, else None (run it)."""
+        if tool is None or tool.read_only or (earlier := self.by_key.get(_key(call))) is None:
+            return None
+        round_index, content = earlier
+        note = ALREADY_DONE.format(round=round_index, result=content[:RESULT_CHARS])
+        return ToolOutcome(call, note, is_error=False, duration_ms=0.0)
