@@ -27,6 +27,8 @@ from agentur.workspace.scopes import visible_files
 
 FOLDER_KEYS = frozenset({"folder_id", "parent_id"})
 TOP_LEVEL = frozenset({"", "root", "/"})
+# JSON null written as a string (seen from a 1.5B model: `"folder_id": "null"`): no reference.
+NULL_WORDS = frozenset({"null", "none", "nil", "undefined"})
 MAX_CANDIDATES = 5
 MAX_NAMES = 5_000  # visible files compared by name when a reference is not an id
 UNRESOLVED_TOOLBOXES = frozenset({"mcp"})
@@ -62,6 +64,12 @@ async def resolve_references(
     """`arguments` with names and paths replaced by ids, and what was replaced."""
     if tool.toolbox in UNRESOLVED_TOOLBOXES or context.runtime is None:
         return arguments, []
+    arguments = {
+        key: None
+        if _kind(key) and isinstance(value, str) and value.strip().lower() in NULL_WORDS
+        else value
+        for key, value in arguments.items()
+    }
     wanted: dict[str, set[str]] = {"file": set(), "folder": set()}
     for key, value in arguments.items():
         if (kind := _kind(key)) is None:

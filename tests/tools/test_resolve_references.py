@@ -72,6 +72,16 @@ async def test_names_and_paths_resolve_to_ids_and_the_result_says_which(
     assert [m["file_id"] for m in found["matches"]] == [ids["old"]]
 
 
+async def test_null_written_as_a_string_is_no_reference(runtime: Runtime, tenants: Tenants) -> None:
+    alice = await tenants.member("acme")
+    ids = await _seed(runtime, alice)
+    # a 1.5B model's call: JSON null as the string "null" means "every folder"
+    out = await _run(runtime, alice, call("list_files", "all", folder_id="null"))
+    assert not out["all"]["is_error"], out["all"]["content"]
+    listed = {f["file_id"] for f in json.loads(out["all"]["content"])["files"]}
+    assert {ids["guide"], ids["budget"], ids["old"]} <= listed
+
+
 async def test_an_ambiguous_or_unknown_name_is_an_error_listing_candidates_with_ids(
     runtime: Runtime, tenants: Tenants
 ) -> None:
