@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -21,6 +21,11 @@ from pydantic_settings import (
 from agentur.names import DEFAULT_MAX_NAME_LENGTH, MAX_NAME_LENGTH_CEILING
 
 MEBIBYTE = 1024 * 1024
+
+
+def seconds(default: float, description: str, *, most: float | None = None) -> Any:
+    """A time limit: a positive number of seconds (at most `most`)."""
+    return Field(default=default, gt=0, le=most, description=description)
 
 
 class PartSettings(BaseSettings):
@@ -76,26 +81,22 @@ class Settings(PartSettings):
         description="Connections a worker opens beyond the pool under load (closed again when "
         "returned). Empty: 0 on SQLite, 10 on PostgreSQL.",
     )
-    database_pool_timeout_seconds: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="How long a request waits for a free database connection; then 503 with "
-        "`Retry-After`.",
+    database_pool_timeout_seconds: float = seconds(
+        5.0,
+        "How long a request waits for a free database connection; then 503 with `Retry-After`.",
+        most=300,
     )
-    database_background_wait_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        le=3_600,
-        description="How long background work (agent runs) waits for a free database "
+    database_background_wait_seconds: float = seconds(
+        120.0,
+        "How long background work (agent runs) waits for a free database "
         "connection before it fails; it queues behind the waiting requests.",
+        most=3_600,
     )
-    database_busy_timeout_seconds: float = Field(
-        default=10.0,
-        gt=0,
-        le=300,
-        description="SQLite: how long a write waits for the database's write lock; then 503 "
+    database_busy_timeout_seconds: float = seconds(
+        10.0,
+        "SQLite: how long a write waits for the database's write lock; then 503 "
         "with `Retry-After`.",
+        most=300,
     )
     max_upload_bytes: int = Field(
         default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."

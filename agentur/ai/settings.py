@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class NeutralizationPolicy(StrEnum):
@@ -79,11 +79,8 @@ class AiSettings(PartSettings):
         "USD per call (search engines bill per request; e.g. "
         '`{"tavily:search": {"request": 0.005}}`). Left out: the built-in price.',
     )
-    usd_to_chf: float = Field(
-        default=0.80,
-        gt=0,
-        description="Exchange rate USD→CHF applied to provider prices; stamped on every "
-        "ledger row.",
+    usd_to_chf: float = seconds(
+        0.80, "Exchange rate USD→CHF applied to provider prices; stamped on every ledger row."
     )
     neutralization_policy: NeutralizationPolicy = Field(
         default=NeutralizationPolicy.off,
@@ -135,36 +132,31 @@ class AiSettings(PartSettings):
     max_fallbacks: int = Field(
         default=2, ge=0, le=10, description="Further ranked models tried after one fails."
     )
-    connect_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Time limit for connecting to a provider (retried)."
+    connect_timeout_seconds: float = seconds(
+        10.0, "Time limit for connecting to a provider (retried)."
     )
-    first_token_timeout_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        description="Longest wait for the first byte of a streamed reply. Not retried on the "
+    first_token_timeout_seconds: float = seconds(
+        120.0,
+        "Longest wait for the first byte of a streamed reply. Not retried on the "
         "same provider: the server may still be reading the prompt.",
     )
-    stream_idle_timeout_seconds: float = Field(
-        default=60.0,
-        gt=0,
-        description="Longest silence between two lines of a stream once it began (retried "
+    stream_idle_timeout_seconds: float = seconds(
+        60.0,
+        "Longest silence between two lines of a stream once it began (retried "
         "while no text reached the caller).",
     )
-    request_timeout_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        description="Time limit of one whole non-streamed provider call (not retried on the "
-        "same provider).",
+    request_timeout_seconds: float = seconds(
+        120.0,
+        "Time limit of one whole non-streamed provider call (not retried on the same provider).",
     )
     mandate_settings_cache_seconds: float = Field(
         default=5.0,
         ge=0,
         description="How long a worker reuses a mandate's AI settings before re-reading them.",
     )
-    billing_reservation_seconds: float = Field(
-        default=3_600.0,
-        gt=0,
-        description="A call's worst-case cost is held against the balance and monthly limit "
+    billing_reservation_seconds: float = seconds(
+        3_600.0,
+        "A call's worst-case cost is held against the balance and monthly limit "
         "until it is charged; a hold left by a worker that died stops counting after this.",
     )
 

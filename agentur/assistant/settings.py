@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import AliasChoices, Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 from agentur.egress.policy import AllowList, AllowListSetting, EgressPolicy
 from agentur.wire_values import WireText
 
@@ -128,9 +128,7 @@ class AssistantSettings(PartSettings):
     assistant_visitor_rate_per_minute: int = Field(
         default=30, ge=1, description="Messages per minute one publishable key may send."
     )
-    assistant_api_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Timeout of one API-catalog request."
-    )
+    assistant_api_timeout_seconds: float = seconds(10.0, "Timeout of one API-catalog request.")
     assistant_api_max_response_bytes: int = Field(
         default=1_000_000, ge=1, description="Largest API-catalog response read; larger fail."
     )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class ConnectionSettings(PartSettings):
-    connection_timeout_seconds: float = Field(
-        default=20.0, gt=0, description="Timeout of one connect/command to a connected server."
+    connection_timeout_seconds: float = seconds(
+        20.0, "Timeout of one connect/command to a connected server."
     )
     mail_max_message_bytes: int = Field(
         default=25 * 1024 * 1024, ge=1, description="Largest e-mail read or sent."

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class KnowledgeSettings(PartSettings):
@@ -35,13 +35,11 @@ class KnowledgeSettings(PartSettings):
         description="Larger files get an index with status `failed` instead of being parsed "
         "(and tools refuse to extract them).",
     )
-    knowledge_worker_poll_seconds: float = Field(
-        default=2.0, gt=0, description="How often the background indexer looks for new work."
+    knowledge_worker_poll_seconds: float = seconds(
+        2.0, "How often the background indexer looks for new work."
     )
-    knowledge_worker_lease_seconds: float = Field(
-        default=600.0,
-        gt=0,
-        description="A file claimed longer ago than this by a worker that vanished is retried.",
+    knowledge_worker_lease_seconds: float = seconds(
+        600.0, "A file claimed longer ago than this by a worker that vanished is retried."
     )
     knowledge_search_candidates: int = Field(
         default=50, ge=1, le=1_000, description="Hits each search leg contributes to the fusion."
@@ -134,10 +132,9 @@ class KnowledgeSettings(PartSettings):
         description="Files up to this size are extracted and chunked in a thread of the "
         "indexing process: for them a round trip to the worker process costs more than the work.",
     )
-    knowledge_embedding_retry_seconds: float = Field(
-        default=300.0,
-        gt=0,
-        description="Files indexed while the embedder failed (status `lexical_only`) are "
+    knowledge_embedding_retry_seconds: float = seconds(
+        300.0,
+        "Files indexed while the embedder failed (status `lexical_only`) are "
         "re-embedded when their last try is older than this.",
     )
     knowledge_worker_enabled: bool = Field(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class MeetingSettings(PartSettings):
@@ -48,15 +48,11 @@ class MeetingSettings(PartSettings):
         ge=1,
         description="Events kept per listener; a listener that falls further behind is dropped.",
     )
-    meeting_default_budget_chf: float = Field(
-        default=2.0, gt=0, description="Budget of a session that names none, in CHF."
-    )
+    meeting_default_budget_chf: float = seconds(2.0, "Budget of a session that names none, in CHF.")
     meeting_agent_max_rounds: int = Field(
         default=5, ge=1, le=100, description="Rounds of an escalated agent run."
     )
-    meeting_agent_max_cost_chf: float = Field(
-        default=0.10, gt=0, description="Budget of one escalated agent run, in CHF."
-    )
+    meeting_agent_max_cost_chf: float = seconds(0.10, "Budget of one escalated agent run, in CHF.")
     meeting_speech_format: str = Field(
         default="mp3",
         pattern="^(mp3|opus|aac|flac|wav)$",
@@ -71,6 +67,4 @@ class MeetingSettings(PartSettings):
         description="Ending a session waits this long for answers and agent runs under way; "
         "then they are cancelled.",
     )
-    meeting_webhook_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Time limit of one chat-webhook post."
-    )
+    meeting_webhook_timeout_seconds: float = seconds(10.0, "Time limit of one chat-webhook post.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import MEBIBYTE, PartSettings
+from agentur.config import MEBIBYTE, PartSettings, seconds
 
 
 class SandboxSettings(PartSettings):
@@ -14,8 +14,8 @@ class SandboxSettings(PartSettings):
         description="The bubblewrap binary (name on PATH or absolute path). When it is missing "
         "or cannot create namespaces here, `execute_code` is not offered and says why.",
     )
-    sandbox_wall_seconds: float = Field(
-        default=30.0, gt=0, le=3600, description="Wall-clock limit of one `execute_code` run."
+    sandbox_wall_seconds: float = seconds(
+        30.0, "Wall-clock limit of one `execute_code` run.", most=3600
     )
     sandbox_cpu_seconds: int = Field(
         default=20, ge=1, le=3600, description="CPU-time limit (RLIMIT_CPU) of one run."

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from agentur.ai.providers.http_transport import Timeouts
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class OpenAICompatibleServerSettings(PartSettings):
@@ -52,19 +52,16 @@ class OpenAICompatibleServerSettings(PartSettings):
         description="The server's parallel slots (llama-server `--parallel`): each workflow's "
         "calls go to one slot (`id_slot`) so its cached prompt prefix is reused; 0 names none.",
     )
-    openai_compatible_first_token_timeout_seconds: float = Field(
-        default=900.0,
-        gt=0,
-        description="First-byte limit for the OpenAI-compatible server: a local server on "
+    openai_compatible_first_token_timeout_seconds: float = seconds(
+        900.0,
+        "First-byte limit for the OpenAI-compatible server: a local server on "
         "CPU may read a long prompt for minutes before it answers.",
     )
-    openai_compatible_stream_idle_timeout_seconds: float = Field(
-        default=120.0, gt=0, description="Stream silence limit for the OpenAI-compatible server."
+    openai_compatible_stream_idle_timeout_seconds: float = seconds(
+        120.0, "Stream silence limit for the OpenAI-compatible server."
     )
-    openai_compatible_request_timeout_seconds: float = Field(
-        default=1_800.0,
-        gt=0,
-        description="Limit of a whole non-streamed call to the OpenAI-compatible server.",
+    openai_compatible_request_timeout_seconds: float = seconds(
+        1_800.0, "Limit of a whole non-streamed call to the OpenAI-compatible server."
     )
 
     @field_validator(
