@@ -28,6 +28,11 @@ def seconds(default: float, description: str, *, most: float | None = None) -> A
     return Field(default=default, gt=0, le=most, description=description)
 
 
+def count(default: int, description: str, *, most: int | None = None) -> Any:
+    """A count or a size limit: a whole number, at least 1 (at most `most`)."""
+    return Field(default=default, ge=1, le=most, description=description)
+
+
 class PartSettings(BaseSettings):
     """Base of every part's settings (core, ai, agent, knowledge, assistant): one env prefix,
     one optional TOML file, environment over file over defaults. Each part keeps its own class
@@ -98,9 +103,7 @@ class Settings(PartSettings):
         "with `Retry-After`.",
         most=300,
     )
-    max_upload_bytes: int = Field(
-        default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
-    )
+    max_upload_bytes: int = count(100 * MEBIBYTE, "Largest accepted upload; larger ones get 413.")
     max_body_bytes: int = Field(
         default=MEBIBYTE,
         ge=1_024,
@@ -118,21 +121,16 @@ class Settings(PartSettings):
         description="Largest request body of `/openai/v1` (messages may carry images as data "
         "URLs).",
     )
-    max_name_length: int = Field(
-        default=DEFAULT_MAX_NAME_LENGTH,
-        ge=1,
-        le=MAX_NAME_LENGTH_CEILING,
-        description="Longest name of anything a user names (files, folders, connections, "
+    max_name_length: int = count(
+        DEFAULT_MAX_NAME_LENGTH,
+        "Longest name of anything a user names (files, folders, connections, "
         "assistants, flows, workflows, …).",
+        most=MAX_NAME_LENGTH_CEILING,
     )
-    default_read_window: int = Field(
-        default=20_000,
-        ge=1,
-        description="Characters a windowed read returns when no limit is given.",
+    default_read_window: int = count(
+        20_000, "Characters a windowed read returns when no limit is given."
     )
-    max_read_window: int = Field(
-        default=200_000, ge=1, description="Largest `limit` a windowed read accepts (422 above)."
-    )
+    max_read_window: int = count(200_000, "Largest `limit` a windowed read accepts (422 above).")
     blob_grace_seconds: float = Field(
         default=600.0,
         ge=0,

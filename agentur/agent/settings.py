@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from agentur.config import MEBIBYTE, PartSettings, seconds
+from agentur.config import MEBIBYTE, PartSettings, count, seconds
 
 
 class AgentSettings(PartSettings):
     agent_tool_timeout_seconds: float = seconds(
         60.0, "Time limit of one tool call unless the tool sets its own."
     )
-    agent_max_parallel_tools: int = Field(
-        default=8,
-        ge=1,
-        le=64,
-        description="Read-only tool calls of one turn run at most this many at once.",
+    agent_max_parallel_tools: int = count(
+        8, "Read-only tool calls of one turn run at most this many at once.", most=64
     )
     agent_max_tool_result_chars: int = Field(
         default=20_000,
@@ -44,16 +41,15 @@ class AgentSettings(PartSettings):
         description="Summarize older turns when the estimated prompt exceeds this share of "
         "the model's context window.",
     )
-    agent_keep_recent_turns: int = Field(
-        default=4, ge=1, le=50, description="Most recent turns that summarization keeps verbatim."
+    agent_keep_recent_turns: int = count(
+        4, "Most recent turns that summarization keeps verbatim.", most=50
     )
     agent_summary_max_output_tokens: int = Field(
         default=1_024, ge=64, description="Longest summary of older turns, in tokens."
     )
-    agent_min_output_tokens: int = Field(
-        default=256,
-        ge=1,
-        description="A round needs budget for at least this many output tokens, else the run "
+    agent_min_output_tokens: int = count(
+        256,
+        "A round needs budget for at least this many output tokens, else the run "
         "stops with `budget_exceeded`.",
     )
     agent_history_messages: int = Field(
@@ -83,20 +79,16 @@ class AgentSettings(PartSettings):
     agent_egress_timeout_seconds: float = seconds(
         20.0, "Time limit of one outbound fetch by a tool."
     )
-    agent_egress_max_bytes: int = Field(
-        default=10 * MEBIBYTE, ge=1, description="Largest response body a tool may fetch."
-    )
+    agent_egress_max_bytes: int = count(10 * MEBIBYTE, "Largest response body a tool may fetch.")
     agent_egress_max_redirects: int = Field(
         default=5, ge=0, le=20, description="Redirects a tool's fetch follows (each re-checked)."
     )
 
     # `read_url` reads web pages for the model: tighter caps than any tool fetch, named after
     # the tool family (AGENTUR_WEB_*) because operators look for them there.
-    web_max_bytes: int = Field(
-        default=5 * MEBIBYTE,
-        ge=1,
-        description="Largest page or document `read_url` downloads; a larger one is refused, "
-        "never cut.",
+    web_max_bytes: int = count(
+        5 * MEBIBYTE,
+        "Largest page or document `read_url` downloads; a larger one is refused, never cut.",
     )
     web_timeout_seconds: float = seconds(
         20.0, "Time limit of one `read_url` download, redirects included."

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from agentur.config import PartSettings, seconds
+from agentur.config import PartSettings, count, seconds
 
 
 class NeutralizationPolicy(StrEnum):
@@ -79,8 +79,11 @@ class AiSettings(PartSettings):
         "USD per call (search engines bill per request; e.g. "
         '`{"tavily:search": {"request": 0.005}}`). Left out: the built-in price.',
     )
-    usd_to_chf: float = seconds(
-        0.80, "Exchange rate USD→CHF applied to provider prices; stamped on every ledger row."
+    usd_to_chf: float = Field(
+        default=0.80,
+        gt=0,
+        description="Exchange rate USD→CHF applied to provider prices; stamped on every "
+        "ledger row.",
     )
     neutralization_policy: NeutralizationPolicy = Field(
         default=NeutralizationPolicy.off,
@@ -112,10 +115,8 @@ class AiSettings(PartSettings):
     retry_max_delay_seconds: float = Field(
         default=20.0, ge=0, description="Longest single backoff delay (also caps Retry-After)."
     )
-    image_max_input_bytes: int = Field(
-        default=20_000_000,
-        ge=1,
-        description="Largest image (bytes, as given) a call may carry; larger ones are refused.",
+    image_max_input_bytes: int = count(
+        20_000_000, "Largest image (bytes, as given) a call may carry; larger ones are refused."
     )
     image_max_edge_px: int = Field(
         default=1568,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from agentur.ai.providers.http_transport import Timeouts
-from agentur.config import PartSettings, seconds
+from agentur.config import PartSettings, count, seconds
 
 
 class OpenAICompatibleServerSettings(PartSettings):
@@ -31,8 +31,8 @@ class OpenAICompatibleServerSettings(PartSettings):
     openai_compatible_context_window: int = Field(
         default=32_768, ge=256, description="Context window assumed for OpenAI-compatible models."
     )
-    openai_compatible_max_output_tokens: int = Field(
-        default=4_096, ge=1, description="Max output tokens assumed for OpenAI-compatible models."
+    openai_compatible_max_output_tokens: int = count(
+        4_096, "Max output tokens assumed for OpenAI-compatible models."
     )
     openai_compatible_recover_text_tool_calls: bool = Field(
         default=True,
