@@ -57,11 +57,15 @@ def test_without_vendor_settings_no_hosted_vendor_is_active(
 def test_the_openai_compatible_servers_settings_come_from_its_environment_names(
     clean_environment: pytest.MonkeyPatch,
 ) -> None:
-    clean_environment.setenv("AGENTUR_OPENAI_COMPATIBLE_BASE_URL", "http://127.0.0.1:9/v1")
-    clean_environment.setenv("AGENTUR_OPENAI_COMPATIBLE_MODELS", "qwen2.5, llama3.2")
-    clean_environment.setenv("AGENTUR_OPENAI_COMPATIBLE_API_KEY", "")  # empty: no key
-    clean_environment.setenv("AGENTUR_OPENAI_COMPATIBLE_CONTEXT_WINDOW", "8192")
-    clean_environment.setenv("AGENTUR_OPENAI_COMPATIBLE_FIRST_TOKEN_TIMEOUT_SECONDS", "42")
+    # The names operators have always set: AGENTUR_OPENAI_COMPATIBLE_*.
+    for name, value in {
+        "BASE_URL": "http://127.0.0.1:9/v1",
+        "MODELS": "qwen2.5, llama3.2",
+        "API_KEY": "",  # empty: no key
+        "CONTEXT_WINDOW": "8192",
+        "FIRST_TOKEN_TIMEOUT_SECONDS": "42",
+    }.items():
+        clean_environment.setenv(f"AGENTUR_OPENAI_COMPATIBLE_{name}", value)
     settings = AllSettings.from_environment()
     server = settings.openai_compatible_server
     assert server.openai_compatible_api_key is None
