@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -21,6 +21,16 @@ from pydantic_settings import (
 from agentur.names import DEFAULT_MAX_NAME_LENGTH, MAX_NAME_LENGTH_CEILING
 
 MEBIBYTE = 1024 * 1024
+
+
+def seconds(default: float, description: str, *, most: float | None = None) -> Any:
+    """A time limit: a positive number of seconds (at most `most`)."""
+    return Field(default=default, gt=0, le=most, description=description)
+
+
+def count(default: int, description: str, *, most: int | None = None) -> Any:
+    """A count or a size limit: a whole number, at least 1 (at most `most`)."""
+    return Field(default=default, ge=1, le=most, description=description)
 
 
 class PartSettings(BaseSettings):
@@ -76,30 +86,24 @@ class Settings(PartSettings):
         description="Connections a worker opens beyond the pool under load (closed again when "
         "returned). Empty: 0 on SQLite, 10 on PostgreSQL.",
     )
-    database_pool_timeout_seconds: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="How long a request waits for a free database connection; then 503 with "
-        "`Retry-After`.",
+    database_pool_timeout_seconds: float = seconds(
+        5.0,
+        "How long a request waits for a free database connection; then 503 with `Retry-After`.",
+        most=300,
     )
-    database_background_wait_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        le=3_600,
-        description="How long background work (agent runs) waits for a free database "
+    database_background_wait_seconds: float = seconds(
+        120.0,
+        "How long background work (agent runs) waits for a free database "
         "connection before it fails; it queues behind the waiting requests.",
+        most=3_600,
     )
-    database_busy_timeout_seconds: float = Field(
-        default=10.0,
-        gt=0,
-        le=300,
-        description="SQLite: how long a write waits for the database's write lock; then 503 "
+    database_busy_timeout_seconds: float = seconds(
+        10.0,
+        "SQLite: how long a write waits for the database's write lock; then 503 "
         "with `Retry-After`.",
+        most=300,
     )
-    max_upload_bytes: int = Field(
-        default=100 * MEBIBYTE, ge=1, description="Largest accepted upload; larger ones get 413."
-    )
+    max_upload_bytes: int = count(100 * MEBIBYTE, "Largest accepted upload; larger ones get 413.")
     max_body_bytes: int = Field(
         default=MEBIBYTE,
         ge=1_024,
@@ -117,21 +121,16 @@ class Settings(PartSettings):
         description="Largest request body of `/openai/v1` (messages may carry images as data "
         "URLs).",
     )
-    max_name_length: int = Field(
-        default=DEFAULT_MAX_NAME_LENGTH,
-        ge=1,
-        le=MAX_NAME_LENGTH_CEILING,
-        description="Longest name of anything a user names (files, folders, connections, "
+    max_name_length: int = count(
+        DEFAULT_MAX_NAME_LENGTH,
+        "Longest name of anything a user names (files, folders, connections, "
         "assistants, flows, workflows, …).",
+        most=MAX_NAME_LENGTH_CEILING,
     )
-    default_read_window: int = Field(
-        default=20_000,
-        ge=1,
-        description="Characters a windowed read returns when no limit is given.",
+    default_read_window: int = count(
+        20_000, "Characters a windowed read returns when no limit is given."
     )
-    max_read_window: int = Field(
-        default=200_000, ge=1, description="Largest `limit` a windowed read accepts (422 above)."
-    )
+    max_read_window: int = count(200_000, "Largest `limit` a windowed read accepts (422 above).")
     blob_grace_seconds: float = Field(
         default=600.0,
         ge=0,

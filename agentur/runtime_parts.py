@@ -92,7 +92,11 @@ class RuntimeParts:
             database=database,
             blobs=BlobStore(settings.blob_dir, settings.blob_grace_seconds),
             ai=AiService.from_settings(
-                all_settings.ai, database, settings.data_dir, all_settings.vendors
+                all_settings.ai,
+                database,
+                settings.data_dir,
+                all_settings.vendors,
+                all_settings.openai_compatible_server,
             ),
             all_settings=all_settings,
         )

@@ -14,6 +14,7 @@ from typing import Any, Self
 
 from agentur.agent.settings import AgentSettings
 from agentur.ai.model_catalog import VENDORS
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.providers.vendor import VendorSettings
 from agentur.ai.settings import AiSettings
 from agentur.api.backpressure.settings import BackpressureSettings
@@ -43,6 +44,11 @@ class AllSettings:
     ai: AiSettings = field(default_factory=AiSettings)
     # Each hosted vendor's (declared in its adapter module), by vendor name.
     vendors: dict[str, VendorSettings] = field(default_factory=vendor_settings)
+    # The OpenAI-compatible server the gateway may use as a provider (declared beside its
+    # adapter); not `openai`, the settings of agentur's own OpenAI-compatible API.
+    openai_compatible_server: OpenAICompatibleServerSettings = field(
+        default_factory=OpenAICompatibleServerSettings
+    )
     agent: AgentSettings = field(default_factory=AgentSettings)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)
     ocr: OcrSettings = field(default_factory=OcrSettings)

@@ -41,6 +41,9 @@ from agentur.ai.neutralization.recognizers.phone import _numbers_in  # noqa: E40
 from agentur.ai.operation_types import OperationType  # noqa: E402
 from agentur.ai.provider_factory import openai_compatible_specs  # noqa: E402
 from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider  # noqa: E402
+from agentur.ai.providers.openai_compatible_settings import (  # noqa: E402
+    OpenAICompatibleServerSettings,
+)
 from agentur.ai.service import AiService  # noqa: E402
 from agentur.ai.settings import AiSettings, NeutralizationPolicy  # noqa: E402
 from agentur.context import RequestContext, Role  # noqa: E402
@@ -146,10 +149,13 @@ async def main(calls: int) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    settings = AiSettings(openai_compatible_base_url=base, openai_compatible_models="bench")
+    settings = AiSettings()
+    local = OpenAICompatibleServerSettings(
+        openai_compatible_base_url=base, openai_compatible_models="bench"
+    )
     async with httpx.AsyncClient() as client:
         provider = OpenAICompatibleProvider(
-            models=openai_compatible_specs(settings, ["bench"]), base_url=base, client=client
+            models=openai_compatible_specs(local, ["bench"]), base_url=base, client=client
         )
         await direct(client, base, 50)  # warm up the connection and code paths
         cpu_started = time.process_time()

@@ -16,12 +16,14 @@ import httpx
 from agentur.accounts import directory
 from agentur.accounts.api_keys import issue_api_key
 from agentur.ai.messages import AiResponse, StreamDone
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.settings import AiSettings
 from agentur.api.app import create_app
 from agentur.config import Settings
 from agentur.context import Role
 from agentur.knowledge.store import knowledge_store
 from agentur.runtime import Runtime
+from agentur.settings import AllSettings
 
 FILES = {
     "notes.txt": "Project Alpenblick kick-off\nBudget: CHF 48,000\nOwner: Mara Keller\n",
@@ -153,16 +155,20 @@ async def running_bench(
     # A CPU server may read a prompt for minutes before the first token; a retry would only
     # start that over, so the bench waits instead.
     ai_settings = AiSettings(
-        openai_compatible_base_url=base_url,
-        openai_compatible_models=model,
         allow_unpriced_models=True,
         request_timeout_seconds=call_seconds,
         stream_idle_timeout_seconds=call_seconds,
         max_retries=0,
+    )
+    server = OpenAICompatibleServerSettings(
+        openai_compatible_base_url=base_url,
+        openai_compatible_models=model,
         # the server's real context and a bound on each answer, when the caller knows them
         **{f"openai_compatible_{name}": value for name, value in (limits or {}).items()},
     )
-    runtime = Runtime.from_settings(settings, ai_settings)
+    runtime = Runtime.from_settings(
+        AllSettings.from_environment(settings, ai=ai_settings, openai_compatible_server=server)
+    )
     try:
         headers = await setup(runtime)
         transport = httpx.ASGITransport(app=create_app(runtime=runtime))

@@ -6,19 +6,15 @@ from __future__ import annotations
 from agentur.errors import AgenturError, ForbiddenError
 
 
-class NoModelError(AgenturError):
+class NoModelError(AgenturError, status_code=503, title="No model available"):
     """No configured (and allowed) model fits the request."""
 
-    status_code = 503
-    title = "No model available"
 
-
-class ContextLengthExceededError(AgenturError):
+class ContextLengthExceededError(
+    AgenturError, status_code=400, title="Prompt exceeds the context window"
+):
     """The prompt is larger than the context window of the requested model (or of every model
     that could serve it): the caller must send less, so it is a client error."""
-
-    status_code = 400
-    title = "Prompt exceeds the context window"
 
     def __init__(self, detail: str, *, prompt_tokens: int, context_window: int) -> None:
         super().__init__(detail)
@@ -30,11 +26,10 @@ class ModelNotAllowedError(ForbiddenError):
     """The mandate's restrictions exclude the requested model or an unpriced one."""
 
 
-class NeutralizationBlockedError(AgenturError):
+class NeutralizationBlockedError(
+    AgenturError, status_code=422, title="Blocked by neutralization policy"
+):
     """Policy `block` found personal data; the detail names the entity types only."""
-
-    status_code = 422
-    title = "Blocked by neutralization policy"
 
     def __init__(self, entity_types: list[str]) -> None:
         self.entity_types = sorted(set(entity_types))
@@ -58,22 +53,13 @@ class ImagesBlockedError(NeutralizationBlockedError):
         )
 
 
-class ImageRejectedError(AgenturError):
+class ImageRejectedError(AgenturError, status_code=422, title="Image rejected"):
     """An image part that is too large, not an image, or in a format providers do not take."""
 
-    status_code = 422
-    title = "Image rejected"
 
-
-class BudgetExceededError(AgenturError):
+class BudgetExceededError(AgenturError, status_code=402, title="AI budget exceeded"):
     """The preflight found the mandate's balance or monthly limit too small for the call."""
 
-    status_code = 402
-    title = "AI budget exceeded"
 
-
-class ProviderUnavailableError(AgenturError):
+class ProviderUnavailableError(AgenturError, status_code=502, title="Model provider failed"):
     """Every attempt (retries and fallbacks) failed."""
-
-    status_code = 502
-    title = "Model provider failed"

@@ -1,5 +1,5 @@
-"""Builds the active providers from `AiSettings` and the vendors' settings: a provider is
-active iff it is configured.
+"""Builds the active providers from `AiSettings`, the vendors' settings and the OpenAI-compatible
+server's: a provider is active iff it is configured.
 
 Vendor adapters (`model_catalog.VENDORS`) get the catalog's models; an OpenAI-compatible server
 gets the names from `AGENTUR_OPENAI_COMPATIBLE_MODELS`, or asks the server (`GET /models`) when
@@ -16,6 +16,7 @@ from agentur.ai.model_catalog import VENDORS, catalog_specs
 from agentur.ai.model_spec import Capability, ModelSpec
 from agentur.ai.providers.base import ModelProvider
 from agentur.ai.providers.http_transport import Timeouts
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.providers.vendor import VendorSettings
 from agentur.ai.settings import AiSettings
 
@@ -24,7 +25,7 @@ logger = logging.getLogger(__name__)
 DISCOVERY_TIMEOUT_SECONDS = 5.0
 
 
-# The OpenAI-compatible server is configured in `AiSettings` (it has more than a key and URL).
+# The OpenAI-compatible server has settings of its own (more than a key and URL).
 OPENAI_COMPATIBLE = "openai_compatible"
 
 
@@ -34,7 +35,9 @@ def _guess_capabilities(name: str) -> frozenset[Capability]:
     return frozenset({Capability.tools, Capability.streaming, Capability.structured_output})
 
 
-def openai_compatible_specs(settings: AiSettings, names: list[str]) -> list[ModelSpec]:
+def openai_compatible_specs(
+    settings: OpenAICompatibleServerSettings, names: list[str]
+) -> list[ModelSpec]:
     return [
         ModelSpec(
             provider=OPENAI_COMPATIBLE,
@@ -64,27 +67,26 @@ def discover_model_names(base_url: str, api_key: str | None) -> list[str]:
         return []
 
 
-def provider_timeouts(settings: AiSettings, local_server: bool = False) -> Timeouts:
-    """The limits every hosted provider shares, or the OpenAI-compatible server's own (a local
-    server may read a prompt for minutes before it answers)."""
-    if local_server:
-        first_token = settings.openai_compatible_first_token_timeout_seconds
-        idle = settings.openai_compatible_stream_idle_timeout_seconds
-        request = settings.openai_compatible_request_timeout_seconds
-        prefix = "AGENTUR_OPENAI_COMPATIBLE_"
-    else:
-        first_token = settings.first_token_timeout_seconds
-        idle = settings.stream_idle_timeout_seconds
-        request = settings.request_timeout_seconds
-        prefix = "AGENTUR_"
-    return Timeouts(settings.connect_timeout_seconds, first_token, idle, request, prefix)
+def provider_timeouts(settings: AiSettings) -> Timeouts:
+    """The limits every hosted provider shares (the OpenAI-compatible server has its own: a
+    local server may read a prompt for minutes before it answers)."""
+    return Timeouts(
+        settings.connect_timeout_seconds,
+        settings.first_token_timeout_seconds,
+        settings.stream_idle_timeout_seconds,
+        settings.request_timeout_seconds,
+        "AGENTUR_",
+    )
 
 
 def build_providers(
-    settings: AiSettings, vendors: Mapping[str, VendorSettings] | None = None
+    settings: AiSettings,
+    vendors: Mapping[str, VendorSettings] | None = None,
+    server: OpenAICompatibleServerSettings | None = None,
 ) -> list[ModelProvider]:
     """The configured providers: each hosted vendor whose key `vendors` (its settings by
-    vendor name) holds, the OpenAI-compatible server, the on-device embedder, the scripted."""
+    vendor name) holds, the OpenAI-compatible `server` when its base URL is set, the on-device
+    embedder, the scripted."""
     providers: list[ModelProvider] = []
     timeouts = provider_timeouts(settings)
     for vendor in VENDORS:
@@ -100,19 +102,19 @@ def build_providers(
                 timeouts=timeouts,
             )
         )
-    if settings.openai_compatible_base_url:
+    if server is not None and server.openai_compatible_base_url:
         from agentur.ai.providers.openai_compatible import OpenAICompatibleProvider
 
-        names = settings.openai_compatible_model_names or discover_model_names(
-            settings.openai_compatible_base_url, settings.openai_compatible_api_key
+        names = server.model_names or discover_model_names(
+            server.openai_compatible_base_url, server.openai_compatible_api_key
         )
         if names:
             providers.append(
                 OpenAICompatibleProvider(
-                    models=openai_compatible_specs(settings, names),
-                    api_key=settings.openai_compatible_api_key,
-                    base_url=settings.openai_compatible_base_url,
-                    timeouts=provider_timeouts(settings, local_server=True),
+                    models=openai_compatible_specs(server, names),
+                    api_key=server.openai_compatible_api_key,
+                    base_url=server.openai_compatible_base_url,
+                    timeouts=server.timeouts(settings.connect_timeout_seconds),
                 )
             )
     local_embedding = _optional_local_embedding(settings.knowledge_local_embedding_model)

@@ -36,6 +36,7 @@ from agentur.ai.neutralization.neutralizer import Neutralizer
 from agentur.ai.neutralization.request_gate import PreparedRequest, RequestGate
 from agentur.ai.prepare_images import prepare_images
 from agentur.ai.providers.base import ModelProvider, ProviderError
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.providers.vendor import VendorSettings
 from agentur.ai.retry import RetryPolicy, Sleep, as_provider_error, call_with_retries
 from agentur.ai.select_model import check_prompt_size, select_models
@@ -99,16 +100,17 @@ class AiService:
         database: object,
         data_dir: Path,
         vendors: Mapping[str, VendorSettings] | None = None,
+        server: OpenAICompatibleServerSettings | None = None,
     ) -> AiService:
         """The production wiring: providers from settings (`vendors`: each hosted vendor's, by
-        name), state in the shared database."""
+        name; `server`: the OpenAI-compatible server's), state in the shared database."""
         from agentur.ai.database_gateway_store import DatabaseGatewayStore
         from agentur.ai.neutralization.mapping_cipher import MappingCipher, load_or_create_key
         from agentur.ai.provider_factory import build_providers
 
         key = settings.neutralization_key or load_or_create_key(data_dir / "neutralization.key")
         store = DatabaseGatewayStore(database, settings, MappingCipher(key))  # type: ignore[arg-type]
-        return cls(build_providers(settings, vendors), settings=settings, store=store)
+        return cls(build_providers(settings, vendors, server), settings=settings, store=store)
 
     async def aclose(self) -> None:
         """Closes the providers' HTTP clients."""

@@ -1,6 +1,7 @@
-"""AI gateway settings: the OpenAI-compatible server, default model, CHF rate, neutralization
-default, retry and timeout limits. A provider is active iff its settings are present; a hosted
-vendor's key and base URL are declared in its adapter module (`agentur/ai/providers/`)."""
+"""AI gateway settings: default model, CHF rate, neutralization default, retry and timeout
+limits. A provider is active iff its settings are present; a hosted vendor's key and base URL
+are declared in its adapter module (`agentur/ai/providers/`), the OpenAI-compatible server's
+settings beside its adapter (`openai_compatible_settings.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count, seconds
 
 
 class NeutralizationPolicy(StrEnum):
@@ -47,13 +48,7 @@ class PriceOverride(BaseModel):
         return self
 
 
-_OPTIONAL_TEXT_FIELDS = (
-    "openai_compatible_base_url",
-    "openai_compatible_api_key",
-    "openai_compatible_models",
-    "default_model",
-    "neutralization_key",
-)
+_OPTIONAL_TEXT_FIELDS = ("default_model", "neutralization_key")
 
 
 class AiSettings(PartSettings):
@@ -63,43 +58,6 @@ class AiSettings(PartSettings):
     ] = Field(
         default="multilingual-e5-small",
         description="On-device embedding model of the `local` provider; `none` switches it off.",
-    )
-    openai_compatible_base_url: str | None = Field(
-        default=None,
-        description="Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
-        "e.g. `http://127.0.0.1:11434/v1`. Setting it activates the provider.",
-    )
-    openai_compatible_api_key: str | None = Field(
-        default=None, description="API key for the OpenAI-compatible server (optional)."
-    )
-    openai_compatible_models: str | None = Field(
-        default=None,
-        description="Comma-separated model names served there. Empty: asked from the "
-        "server's `GET /models` at start-up.",
-    )
-    openai_compatible_context_window: int = Field(
-        default=32_768, ge=256, description="Context window assumed for OpenAI-compatible models."
-    )
-    openai_compatible_max_output_tokens: int = Field(
-        default=4_096, ge=1, description="Max output tokens assumed for OpenAI-compatible models."
-    )
-    openai_compatible_recover_text_tool_calls: bool = Field(
-        default=True,
-        description="Recover tool calls that OpenAI-compatible models write as text "
-        "(`<tool_call>`, `<function=…>`, fenced JSON) when the server returns none.",
-    )
-    openai_compatible_join_round_context: bool = Field(
-        default=False,
-        description="Send the agent's round context (clock, knowledge) inside the user's last "
-        "message, marked off, instead of as its own user turn — only for chat templates that "
-        "refuse two user turns in a row (Mistral, Gemma).",
-    )
-    openai_compatible_server_slots: int = Field(
-        default=0,
-        ge=0,
-        le=256,
-        description="The server's parallel slots (llama-server `--parallel`): each workflow's "
-        "calls go to one slot (`id_slot`) so its cached prompt prefix is reused; 0 names none.",
     )
     scripted: bool = Field(
         default=False,
@@ -157,10 +115,8 @@ class AiSettings(PartSettings):
     retry_max_delay_seconds: float = Field(
         default=20.0, ge=0, description="Longest single backoff delay (also caps Retry-After)."
     )
-    image_max_input_bytes: int = Field(
-        default=20_000_000,
-        ge=1,
-        description="Largest image (bytes, as given) a call may carry; larger ones are refused.",
+    image_max_input_bytes: int = count(
+        20_000_000, "Largest image (bytes, as given) a call may carry; larger ones are refused."
     )
     image_max_edge_px: int = Field(
         default=1568,
@@ -177,63 +133,36 @@ class AiSettings(PartSettings):
     max_fallbacks: int = Field(
         default=2, ge=0, le=10, description="Further ranked models tried after one fails."
     )
-    connect_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Time limit for connecting to a provider (retried)."
+    connect_timeout_seconds: float = seconds(
+        10.0, "Time limit for connecting to a provider (retried)."
     )
-    first_token_timeout_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        description="Longest wait for the first byte of a streamed reply. Not retried on the "
+    first_token_timeout_seconds: float = seconds(
+        120.0,
+        "Longest wait for the first byte of a streamed reply. Not retried on the "
         "same provider: the server may still be reading the prompt.",
     )
-    stream_idle_timeout_seconds: float = Field(
-        default=60.0,
-        gt=0,
-        description="Longest silence between two lines of a stream once it began (retried "
+    stream_idle_timeout_seconds: float = seconds(
+        60.0,
+        "Longest silence between two lines of a stream once it began (retried "
         "while no text reached the caller).",
     )
-    request_timeout_seconds: float = Field(
-        default=120.0,
-        gt=0,
-        description="Time limit of one whole non-streamed provider call (not retried on the "
-        "same provider).",
-    )
-    openai_compatible_first_token_timeout_seconds: float = Field(
-        default=900.0,
-        gt=0,
-        description="First-byte limit for the OpenAI-compatible server: a local server on "
-        "CPU may read a long prompt for minutes before it answers.",
-    )
-    openai_compatible_stream_idle_timeout_seconds: float = Field(
-        default=120.0, gt=0, description="Stream silence limit for the OpenAI-compatible server."
-    )
-    openai_compatible_request_timeout_seconds: float = Field(
-        default=1_800.0,
-        gt=0,
-        description="Limit of a whole non-streamed call to the OpenAI-compatible server.",
+    request_timeout_seconds: float = seconds(
+        120.0,
+        "Time limit of one whole non-streamed provider call (not retried on the same provider).",
     )
     mandate_settings_cache_seconds: float = Field(
         default=5.0,
         ge=0,
         description="How long a worker reuses a mandate's AI settings before re-reading them.",
     )
-    billing_reservation_seconds: float = Field(
-        default=3_600.0,
-        gt=0,
-        description="A call's worst-case cost is held against the balance and monthly limit "
+    billing_reservation_seconds: float = seconds(
+        3_600.0,
+        "A call's worst-case cost is held against the balance and monthly limit "
         "until it is charged; a hold left by a worker that died stops counting after this.",
     )
 
     @field_validator(*_OPTIONAL_TEXT_FIELDS, mode="before")
     @classmethod
     def _empty_means_unset(cls, value: object) -> object:
-        # `AGENTUR_OPENAI_API_KEY=` in an env file means "not configured", not "empty key".
+        # `AGENTUR_DEFAULT_MODEL=` in an env file means "not configured", not "empty name".
         return None if value == "" else value
-
-    @property
-    def openai_compatible_model_names(self) -> list[str]:
-        return [
-            name.strip()
-            for name in (self.openai_compatible_models or "").split(",")
-            if name.strip()
-        ]

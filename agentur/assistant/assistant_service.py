@@ -6,6 +6,7 @@ catalog whose base URL the egress rule refuses is not saved (422); calls check i
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -58,19 +59,16 @@ def assistant_view(row: Assistant) -> dict[str, Any]:
     }
 
 
+@dataclass(eq=False)
 class AssistantService:
-    def __init__(
-        self,
-        session: AsyncSession,
-        context: RequestContext,
-        box: CredentialsBox,
-        api_egress: EgressPolicy,
-    ) -> None:
-        self.session = session
-        self.context = context
-        self.box = box
-        self.api_egress = api_egress  # the policy API-catalog calls are made under
-        self.store = AssistantStore(session, context.mandate_id)
+    session: AsyncSession
+    context: RequestContext
+    box: CredentialsBox
+    api_egress: EgressPolicy  # the policy API-catalog calls are made under
+    store: AssistantStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store = AssistantStore(self.session, self.context.mandate_id)
 
     def _require_write(self) -> None:
         if not self.context.can_write:

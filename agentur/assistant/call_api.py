@@ -23,9 +23,8 @@ from agentur.egress.fetch import egress_client, read_capped
 from agentur.errors import AgenturError
 
 
-class ApiCallFailed(AgenturError):
-    status_code = 502
-    title = "API call failed"
+class ApiCallFailed(AgenturError, status_code=502, title="API call failed"):
+    pass
 
 
 @dataclass(frozen=True, slots=True)

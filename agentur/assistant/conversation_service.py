@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm.attributes import flag_modified
@@ -68,22 +69,14 @@ def build_api(
     )
 
 
+@dataclass(eq=False)
 class ConversationService:
-    def __init__(
-        self,
-        runtime: Runtime,
-        settings: AssistantSettings,
-        ai: AiService | None,
-        caller: RequestContext,
-        box: CredentialsBox,
-        access: ConversationAccess,
-    ) -> None:
-        self.runtime = runtime
-        self.access = access
-        self.settings = settings
-        self.ai = ai
-        self.caller = caller
-        self.box = box
+    runtime: Runtime
+    settings: AssistantSettings
+    ai: AiService | None
+    caller: RequestContext
+    box: CredentialsBox
+    access: ConversationAccess
 
     async def start(self, assistant_id: str) -> dict[str, Any]:
         async with self.runtime.database.transaction() as session:

@@ -11,6 +11,7 @@ inside the scope — the model cannot widen any of it.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,20 +29,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
 class StoreKnowledge:
-    def __init__(
-        self,
-        session: AsyncSession,
-        runtime: Runtime,
-        context: RequestContext,
-        scope: KnowledgeScope,
-        fallback: WorkspaceKnowledge,
-    ) -> None:
-        self.session = session
-        self.runtime = runtime
-        self.context = context
-        self.scope = scope
-        self.fallback = fallback
+    session: AsyncSession
+    runtime: Runtime
+    context: RequestContext
+    scope: KnowledgeScope
+    fallback: WorkspaceKnowledge
 
     async def _file_ids(self) -> list[str] | None:
         if not (self.scope.folder_ids or self.scope.file_ids):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -92,21 +92,14 @@ def _dig(data: Any, path: str | None) -> Any:
     return data
 
 
+@dataclass(eq=False)
 class FlowRunner:
-    def __init__(
-        self,
-        definition: AssistantDefinition,
-        api: AssistantApi | None,
-        language: str,
-        now: datetime,
-        *,
-        email_available: bool,
-    ) -> None:
-        self.definition = definition
-        self.api = api
-        self.language = language
-        self.now = now
-        self.email_available = email_available
+    definition: AssistantDefinition
+    api: AssistantApi | None
+    language: str
+    now: datetime
+    _: KW_ONLY
+    email_available: bool
 
     async def start(self, flow: Flow, state: dict[str, Any]) -> FlowOutcome:
         state["flow"] = {"id": flow.id, "step": 0, "variables": {}, "awaiting": False}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pydantic import AliasChoices, Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count, seconds
 from agentur.egress.policy import AllowList, AllowListSetting, EgressPolicy
 from agentur.wire_values import WireText
 
@@ -97,8 +97,8 @@ class AssistantSettings(PartSettings):
         "provider name for its first embedding model (default: the on-device model). Pinned, "
         "so adding a cloud key does not change how visitor messages are routed.",
     )
-    assistant_max_knowledge_steps: int = Field(
-        default=4, ge=1, le=20, description="Tool rounds of the knowledge loop before answering."
+    assistant_max_knowledge_steps: int = count(
+        4, "Tool rounds of the knowledge loop before answering.", most=20
     )
     assistant_max_answer_tokens: int = Field(
         default=1024,
@@ -112,30 +112,25 @@ class AssistantSettings(PartSettings):
         description="Rewrite tool progress for visitors through the gateway (one extra model "
         "call per tool call); off: fixed templates in the visitor's language.",
     )
-    assistant_knowledge_passages: int = Field(
-        default=5,
-        ge=1,
-        le=20,
-        description="Passages retrieved before a knowledge answer and put in its prompt "
+    assistant_knowledge_passages: int = count(
+        5,
+        "Passages retrieved before a knowledge answer and put in its prompt "
         "(the model may search for more).",
+        most=20,
     )
-    assistant_extractive_passages: int = Field(
-        default=3, ge=1, le=10, description="Passages an extractive (model-free) answer quotes."
+    assistant_extractive_passages: int = count(
+        3, "Passages an extractive (model-free) answer quotes.", most=10
     )
-    assistant_max_message_chars: int = Field(
-        default=4_000, ge=1, description="Longest visitor message accepted (422 above)."
+    assistant_max_message_chars: int = count(4_000, "Longest visitor message accepted (422 above).")
+    assistant_visitor_rate_per_minute: int = count(
+        30, "Messages per minute one publishable key may send."
     )
-    assistant_visitor_rate_per_minute: int = Field(
-        default=30, ge=1, description="Messages per minute one publishable key may send."
+    assistant_api_timeout_seconds: float = seconds(10.0, "Timeout of one API-catalog request.")
+    assistant_api_max_response_bytes: int = count(
+        1_000_000, "Largest API-catalog response read; larger fail."
     )
-    assistant_api_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Timeout of one API-catalog request."
-    )
-    assistant_api_max_response_bytes: int = Field(
-        default=1_000_000, ge=1, description="Largest API-catalog response read; larger fail."
-    )
-    assistant_api_window_chars: int = Field(
-        default=4_000, ge=1, description="Characters of an API response one window returns."
+    assistant_api_window_chars: int = count(
+        4_000, "Characters of an API response one window returns."
     )
     assistant_api_max_redirects: int = Field(
         default=3, ge=0, le=10, description="Same-host redirects an API call follows."

@@ -66,20 +66,13 @@ def split_sections(file: File, text: str) -> list[_Section]:
     return sections
 
 
+@dataclass(eq=False)
 class WorkspaceKnowledge:
-    def __init__(
-        self,
-        session: AsyncSession,
-        blobs: BlobStore,
-        context: RequestContext,
-        scope: KnowledgeScope,
-        rank: TextRanker,
-    ) -> None:
-        self.session = session
-        self.rank = rank
-        self.blobs = blobs
-        self.context = context
-        self.scope = scope
+    session: AsyncSession
+    blobs: BlobStore
+    context: RequestContext
+    scope: KnowledgeScope
+    rank: TextRanker
 
     def scoped_files(self) -> Select[tuple[File]]:
         """Files visible to the assistant's context and inside its knowledge scope."""

@@ -18,11 +18,8 @@ from agentur.egress.fetch import egress_client, read_capped
 from agentur.errors import AgenturError, NotFoundError
 
 
-class SourceError(AgenturError):
+class SourceError(AgenturError, status_code=502, title="Connected service error"):
     """The connected service failed or refused; safe to show (no credentials)."""
-
-    status_code = 502
-    title = "Connected service error"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,11 +28,8 @@ from agentur.errors import AgenturError, InvalidInputError, NotFoundError, TooLa
 from agentur.wire_values import wire_problem
 
 
-class MailError(AgenturError):
+class MailError(AgenturError, status_code=502, title="Mail server error"):
     """The mail server refused or failed; the message is safe to show (no credentials)."""
-
-    status_code = 502
-    title = "Mail server error"
 
 
 class _PinnedIMAP4(imaplib.IMAP4):

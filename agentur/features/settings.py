@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count
 
 
 class FeatureSettings(PartSettings):
@@ -14,6 +14,4 @@ class FeatureSettings(PartSettings):
     feature_cache_entries: int = Field(
         default=1_000, ge=0, description="Feature-data query results kept at most."
     )
-    feature_import_max_rows: int = Field(
-        default=200_000, ge=1, description="Rows one CSV/XLSX import may hold."
-    )
+    feature_import_max_rows: int = count(200_000, "Rows one CSV/XLSX import may hold.")

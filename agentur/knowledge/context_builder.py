@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import select
@@ -75,21 +75,18 @@ class Layer:
         return f"### {self.title}\n" + "\n".join(self.lines) if self.lines else ""
 
 
+@dataclass(eq=False)
 class AgentContextBuilder:
-    def __init__(
-        self,
-        search: KnowledgeSearch,
-        rounds: RoundMemoryService,
-        facts: WorkflowMemoryService,
-        budget_tokens: int,
-    ) -> None:
-        self.search = search
-        self.rounds = rounds
-        self.facts = facts
-        self.budget_tokens = budget_tokens
-        # Hints come from other workflows: only rounds close to this request are worth the
-        # tokens (and the risk of steering the model to another task's documents).
-        self.hint_threshold = HintThreshold(search.embedder)
+    search: KnowledgeSearch
+    rounds: RoundMemoryService
+    facts: WorkflowMemoryService
+    budget_tokens: int
+    # Hints come from other workflows: only rounds close to this request are worth the
+    # tokens (and the risk of steering the model to another task's documents).
+    hint_threshold: HintThreshold = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.hint_threshold = HintThreshold(self.search.embedder)
 
     async def build(
         self,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count, seconds
 
 
 class KnowledgeSettings(PartSettings):
@@ -26,25 +26,22 @@ class KnowledgeSettings(PartSettings):
         ge=100,
         description="Tables up to this size stay one chunk; larger ones split by rows.",
     )
-    knowledge_embedding_batch: int = Field(
-        default=32, ge=1, le=2_048, description="Texts per embedding call while indexing."
+    knowledge_embedding_batch: int = count(
+        32, "Texts per embedding call while indexing.", most=2_048
     )
-    knowledge_max_extract_bytes: int = Field(
-        default=50 * 1024 * 1024,
-        ge=1,
-        description="Larger files get an index with status `failed` instead of being parsed "
+    knowledge_max_extract_bytes: int = count(
+        50 * 1024 * 1024,
+        "Larger files get an index with status `failed` instead of being parsed "
         "(and tools refuse to extract them).",
     )
-    knowledge_worker_poll_seconds: float = Field(
-        default=2.0, gt=0, description="How often the background indexer looks for new work."
+    knowledge_worker_poll_seconds: float = seconds(
+        2.0, "How often the background indexer looks for new work."
     )
-    knowledge_worker_lease_seconds: float = Field(
-        default=600.0,
-        gt=0,
-        description="A file claimed longer ago than this by a worker that vanished is retried.",
+    knowledge_worker_lease_seconds: float = seconds(
+        600.0, "A file claimed longer ago than this by a worker that vanished is retried."
     )
-    knowledge_search_candidates: int = Field(
-        default=50, ge=1, le=1_000, description="Hits each search leg contributes to the fusion."
+    knowledge_search_candidates: int = count(
+        50, "Hits each search leg contributes to the fusion.", most=1_000
     )
     knowledge_lexical_budget: int = Field(
         default=5_000,
@@ -53,36 +50,31 @@ class KnowledgeSettings(PartSettings):
         description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
         "within it find candidates, common ones only add to their score; bounds latency.",
     )
-    knowledge_lexical_rescored: int = Field(
-        default=200,
-        ge=1,
-        le=100_000,
-        description="PostgreSQL: lexical candidates, best by BM25 without term frequencies "
+    knowledge_lexical_rescored: int = count(
+        200,
+        "PostgreSQL: lexical candidates, best by BM25 without term frequencies "
         "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
+        most=100_000,
     )
     knowledge_search_concurrent_legs: bool = Field(
         default=True,
         description="PostgreSQL: a hybrid search runs its vector leg on a second pooled "
         "connection while the lexical leg runs (only when the pool has an idle one).",
     )
-    knowledge_vector_oversample: int = Field(
-        default=3,
-        ge=1,
-        le=100,
-        description="SQLite: candidates per wanted hit that the one-bit vector index hands to "
+    knowledge_vector_oversample: int = count(
+        3,
+        "SQLite: candidates per wanted hit that the one-bit vector index hands to "
         "exact cosine ranking; higher finds more of the exact nearest, slower.",
+        most=100,
     )
-    knowledge_vector_ef_search: int = Field(
-        default=200,
-        ge=1,
-        le=1_000,
-        description="PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
+    knowledge_vector_ef_search: int = count(
+        200,
+        "PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
         "least the leg's candidates); higher finds more of the exact nearest, slower, and "
         "makes the planner prefer an exact scan on small tables (10k chunks: from 250 on).",
+        most=1_000,
     )
-    knowledge_max_search_limit: int = Field(
-        default=50, ge=1, le=1_000, description="Largest `limit` a search accepts."
-    )
+    knowledge_max_search_limit: int = count(50, "Largest `limit` a search accepts.", most=1_000)
     knowledge_rrf_k: int = Field(
         default=60, ge=1, description="Reciprocal rank fusion constant (score = Σ 1/(k + rank))."
     )
@@ -104,14 +96,11 @@ class KnowledgeSettings(PartSettings):
         "model is available, else (and when it fails) simple rules; `rules` never a model; "
         "`off` nothing is written.",
     )
-    knowledge_memory_facts_per_run: int = Field(
-        default=20, ge=1, le=200, description="Most facts and entities one run adds."
+    knowledge_memory_facts_per_run: int = count(
+        20, "Most facts and entities one run adds.", most=200
     )
-    knowledge_memory_facts_per_workflow: int = Field(
-        default=200,
-        ge=1,
-        le=10_000,
-        description="Facts and entities a workflow keeps; the least recently seen go first.",
+    knowledge_memory_facts_per_workflow: int = count(
+        200, "Facts and entities a workflow keeps; the least recently seen go first.", most=10_000
     )
     knowledge_memory_extraction_max_output_tokens: int = Field(
         default=800, ge=100, le=8_000, description="Output limit of the extraction call."
@@ -134,10 +123,9 @@ class KnowledgeSettings(PartSettings):
         description="Files up to this size are extracted and chunked in a thread of the "
         "indexing process: for them a round trip to the worker process costs more than the work.",
     )
-    knowledge_embedding_retry_seconds: float = Field(
-        default=300.0,
-        gt=0,
-        description="Files indexed while the embedder failed (status `lexical_only`) are "
+    knowledge_embedding_retry_seconds: float = seconds(
+        300.0,
+        "Files indexed while the embedder failed (status `lexical_only`) are "
         "re-embedded when their last try is older than this.",
     )
     knowledge_worker_enabled: bool = Field(

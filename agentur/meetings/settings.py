@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count, seconds
 
 
 class MeetingSettings(PartSettings):
@@ -14,9 +14,7 @@ class MeetingSettings(PartSettings):
         max_length=80,
         description="The name the assistant answers to when a session sets none.",
     )
-    meeting_window_utterances: int = Field(
-        default=30, ge=1, le=500, description="Recent utterances the fast path sees."
-    )
+    meeting_window_utterances: int = count(30, "Recent utterances the fast path sees.", most=500)
     meeting_window_chars: int = Field(
         default=8_000, ge=200, description="Longest transcript window the fast path sees."
     )
@@ -28,32 +26,24 @@ class MeetingSettings(PartSettings):
         ge=0,
         description="Knowledge context handed to the fast path (0: none).",
     )
-    meeting_max_utterances_per_batch: int = Field(
-        default=100, ge=1, le=10_000, description="Utterances one transcript request may carry."
+    meeting_max_utterances_per_batch: int = count(
+        100, "Utterances one transcript request may carry.", most=10_000
     )
     meeting_max_utterance_chars: int = Field(
         default=4_000, ge=10, description="Longest single utterance."
     )
-    meeting_max_directives: int = Field(
-        default=20, ge=1, description="Persistent directives a session may hold at once."
-    )
+    meeting_max_directives: int = count(20, "Persistent directives a session may hold at once.")
     meeting_max_directive_chars: int = Field(
         default=2_000, ge=10, description="Longest directive text."
     )
-    meeting_max_live_sessions: int = Field(
-        default=100, ge=1, description="Live sessions one worker holds at most."
-    )
-    meeting_event_buffer: int = Field(
-        default=200,
-        ge=1,
-        description="Events kept per listener; a listener that falls further behind is dropped.",
+    meeting_max_live_sessions: int = count(100, "Live sessions one worker holds at most.")
+    meeting_event_buffer: int = count(
+        200, "Events kept per listener; a listener that falls further behind is dropped."
     )
     meeting_default_budget_chf: float = Field(
         default=2.0, gt=0, description="Budget of a session that names none, in CHF."
     )
-    meeting_agent_max_rounds: int = Field(
-        default=5, ge=1, le=100, description="Rounds of an escalated agent run."
-    )
+    meeting_agent_max_rounds: int = count(5, "Rounds of an escalated agent run.", most=100)
     meeting_agent_max_cost_chf: float = Field(
         default=0.10, gt=0, description="Budget of one escalated agent run, in CHF."
     )
@@ -71,6 +61,4 @@ class MeetingSettings(PartSettings):
         description="Ending a session waits this long for answers and agent runs under way; "
         "then they are cancelled.",
     )
-    meeting_webhook_timeout_seconds: float = Field(
-        default=10.0, gt=0, description="Time limit of one chat-webhook post."
-    )
+    meeting_webhook_timeout_seconds: float = seconds(10.0, "Time limit of one chat-webhook post.")

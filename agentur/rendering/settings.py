@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
-from agentur.config import PartSettings
+from agentur.config import PartSettings, seconds
 
 
 class ChartSettings(PartSettings):
-    chart_render_seconds: float = Field(
-        default=60.0,
-        gt=0,
-        le=600,
-        description="Longest a chart may take to draw in the rendering worker process; a "
+    chart_render_seconds: float = seconds(
+        60.0,
+        "Longest a chart may take to draw in the rendering worker process; a "
         "chart that takes longer is stopped (the worker is restarted) and refused.",
+        most=600,
     )

@@ -53,16 +53,12 @@ PROBE_TIMEOUT_SECONDS = 10.0
 SINGLE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-class SandboxLimitError(AgenturError):
+class SandboxLimitError(AgenturError, status_code=422, title="Sandbox limit exceeded"):
     """A run stopped by one of its limits; the message names the limit and its value."""
 
-    status_code = 422
-    title = "Sandbox limit exceeded"
 
-
-class SandboxUnavailableError(AgenturError):
-    status_code = 503
-    title = "Sandbox unavailable"
+class SandboxUnavailableError(AgenturError, status_code=503, title="Sandbox unavailable"):
+    pass
 
 
 @dataclass(frozen=True, slots=True)

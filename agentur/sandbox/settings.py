@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import MEBIBYTE, PartSettings
+from agentur.config import MEBIBYTE, PartSettings, count, seconds
 
 
 class SandboxSettings(PartSettings):
@@ -14,8 +14,8 @@ class SandboxSettings(PartSettings):
         description="The bubblewrap binary (name on PATH or absolute path). When it is missing "
         "or cannot create namespaces here, `execute_code` is not offered and says why.",
     )
-    sandbox_wall_seconds: float = Field(
-        default=30.0, gt=0, le=3600, description="Wall-clock limit of one `execute_code` run."
+    sandbox_wall_seconds: float = seconds(
+        30.0, "Wall-clock limit of one `execute_code` run.", most=3600
     )
     sandbox_cpu_seconds: int = Field(
         default=20, ge=1, le=3600, description="CPU-time limit (RLIMIT_CPU) of one run."
@@ -25,12 +25,11 @@ class SandboxSettings(PartSettings):
         ge=64 * MEBIBYTE,
         description="Address-space limit (RLIMIT_AS) of each process in the sandbox.",
     )
-    sandbox_max_processes: int = Field(
-        default=32,
-        ge=1,
-        le=4096,
-        description="Processes and threads one run may have at once (RLIMIT_NPROC, counted in "
+    sandbox_max_processes: int = count(
+        32,
+        "Processes and threads one run may have at once (RLIMIT_NPROC, counted in "
         "the run's own user namespace); stops fork bombs without touching other runs.",
+        most=4096,
     )
     sandbox_max_output_bytes: int = Field(
         default=1 * MEBIBYTE,
@@ -43,12 +42,11 @@ class SandboxSettings(PartSettings):
         description="Largest file a run may write (RLIMIT_FSIZE); also the cap on the sum of "
         "files saved back to the workspace.",
     )
-    sandbox_max_output_files: int = Field(
-        default=50,
-        ge=1,
-        le=1000,
-        description="Files one run may leave in its working directory to be saved back; more "
+    sandbox_max_output_files: int = count(
+        50,
+        "Files one run may leave in its working directory to be saved back; more "
         "and nothing is saved.",
+        most=1000,
     )
     sandbox_uid: int = Field(
         default=65534,

@@ -14,9 +14,8 @@ from agentur.errors import AgenturError
 from agentur.tools.tool import ToolContext
 
 
-class ProviderMissingError(AgenturError):
-    status_code = 503
-    title = "No provider configured"
+class ProviderMissingError(AgenturError, status_code=503, title="No provider configured"):
+    pass
 
 
 async def call_gateway(context: ToolContext, request: AiRequest, missing: str) -> AiResponse:

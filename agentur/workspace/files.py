@@ -7,7 +7,7 @@ personal file is simply not found (404), whatever id the caller guesses.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -44,22 +44,19 @@ async def _one_chunk(data: bytes) -> AsyncIterator[bytes]:
     yield data
 
 
+@dataclass(eq=False)
 class FileService:
-    def __init__(
-        self,
-        session: AsyncSession,
-        blobs: BlobStore,
-        context: RequestContext,
-        limits: WorkspaceLimits,
-    ) -> None:
-        self.session = session
-        self.blobs = blobs
-        self.context = context
-        self.limits = limits
-        self.folders = FolderService(session, context, limits.max_name_length)
-        # Blobs whose last reference this unit of work removed; deleted only after commit,
-        # so a rolled-back request never loses bytes a surviving row still points at.
-        self._released: set[str] = set()
+    session: AsyncSession
+    blobs: BlobStore
+    context: RequestContext
+    limits: WorkspaceLimits
+    folders: FolderService = field(init=False)
+    # Blobs whose last reference this unit of work removed; deleted only after commit,
+    # so a rolled-back request never loses bytes a surviving row still points at.
+    _released: set[str] = field(init=False, default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.folders = FolderService(self.session, self.context, self.limits.max_name_length)
 
     # --- reading -------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from agentur.agent.recover_text_tool_calls import CORRECTION, FAILED_REASON
 from agentur.agent.run_agent import run_agent
 from agentur.ai.messages import Role
 from agentur.ai.provider_factory import build_providers
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
@@ -117,10 +118,11 @@ async def test_openai_compatible_server_text_calls_are_recovered_on_the_wire() -
             openai_stream("<function=list_files>", '{"folder": "/docs"}', "</function>"),
             openai_stream("Two files."),
         )
-        settings = AiSettings(
+        local = OpenAICompatibleServerSettings(
             openai_compatible_base_url=server.base_url, openai_compatible_models="qwen2.5-1.5b"
         )
-        ai = AiService(build_providers(settings), settings=settings)
+        settings = AiSettings()
+        ai = AiService(build_providers(settings, server=local), settings=settings)
         try:
             result = await run_agent("files?", AgentConfig(), CONTEXT, deps(ai, [LIST_FILES]))
         finally:

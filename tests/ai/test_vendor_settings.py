@@ -39,7 +39,7 @@ def test_a_key_in_the_environment_activates_its_vendor_at_its_base_url(
     clean_environment.setenv("AGENTUR_MISTRAL_BASE_URL", "http://127.0.0.1:9/v1")
     clean_environment.setenv("AGENTUR_TAVILY_API_KEY", "")  # empty: not configured
     settings = AllSettings.from_environment()
-    providers = build_providers(settings.ai, settings.vendors)
+    providers = build_providers(settings.ai, settings.vendors, settings.openai_compatible_server)
     assert [provider.name for provider in providers] == ["mistral"]
     mistral = providers[0]
     assert mistral.transport.base_url == "http://127.0.0.1:9/v1"  # type: ignore[attr-defined]
@@ -52,3 +52,30 @@ def test_without_vendor_settings_no_hosted_vendor_is_active(
 ) -> None:
     clean_environment.setenv("AGENTUR_OPENAI_API_KEY", "ignored without the vendors' settings")
     assert build_providers(AllSettings.from_environment().ai) == []
+
+
+def test_the_openai_compatible_servers_settings_come_from_its_environment_names(
+    clean_environment: pytest.MonkeyPatch,
+) -> None:
+    # The names operators have always set: AGENTUR_OPENAI_COMPATIBLE_*.
+    for name, value in {
+        "BASE_URL": "http://127.0.0.1:9/v1",
+        "MODELS": "qwen2.5, llama3.2",
+        "API_KEY": "",  # empty: no key
+        "CONTEXT_WINDOW": "8192",
+        "FIRST_TOKEN_TIMEOUT_SECONDS": "42",
+    }.items():
+        clean_environment.setenv(f"AGENTUR_OPENAI_COMPATIBLE_{name}", value)
+    settings = AllSettings.from_environment()
+    server = settings.openai_compatible_server
+    assert server.openai_compatible_api_key is None
+    [provider] = build_providers(settings.ai, settings.vendors, server)
+    assert provider.name == "openai_compatible"
+    assert provider.transport.base_url == "http://127.0.0.1:9/v1"  # type: ignore[attr-defined]
+    assert provider.transport.timeouts.first_token == 42  # type: ignore[attr-defined]
+    assert [(spec.name, spec.context_window) for spec in provider.models()] == [
+        ("qwen2.5", 8192),
+        ("llama3.2", 8192),
+    ]
+    # Without the server's settings the gateway knows no such server.
+    assert build_providers(settings.ai, settings.vendors) == []

@@ -8,6 +8,7 @@ import json
 
 from agentur.ai.messages import ToolCall
 from agentur.ai.provider_factory import build_providers
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.assistant.assistant_tools import AssistantContext
@@ -51,14 +52,14 @@ def llama_like(request: ReceivedRequest) -> Reply:
 async def test_the_loop_stops_before_the_servers_context_is_full_and_quotes_the_document():
     with WireServer("llama", "/v1") as server:
         server.default_reply = llama_like
-        settings = AiSettings(
+        local = OpenAICompatibleServerSettings(
             openai_compatible_base_url=server.base_url,
             openai_compatible_models="qwen2.5-0.5b",
             openai_compatible_context_window=CONTEXT_TOKENS,
             openai_compatible_max_output_tokens=OUTPUT_TOKENS,
-            max_retries=0,
         )
-        ai = AiService(build_providers(settings), settings=settings)
+        settings = AiSettings(max_retries=0)
+        ai = AiService(build_providers(settings, server=local), settings=settings)
         knowledge = MemoryKnowledge()
         turn = KnowledgeTurn(
             ai=ai,

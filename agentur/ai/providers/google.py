@@ -263,13 +263,7 @@ class GoogleProvider(HttpProvider):
         vectors = [
             [float(v) for v in item.get("values", [])] for item in body.get("embeddings", [])
         ]
-        if len(vectors) != len(texts):
-            raise self.transport.fail(
-                ErrorKind.bad_reply,
-                f"{len(vectors)} embeddings for {len(texts)} texts",
-                model=model.name,
-                retryable=True,
-            )
+        self.transport.check_embedding_count(len(vectors), len(texts), model=model.name)
         # The embeddings API reports no token counts; bill an estimate.
         return vectors, sum(estimate_tokens(text) for text in texts)
 

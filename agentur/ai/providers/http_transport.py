@@ -96,6 +96,17 @@ class HttpTransport:
             host=self.host,
         )
 
+    def check_embedding_count(self, vectors: int, texts: int, *, model: str) -> None:
+        """An embeddings reply holds one vector a text, in order; any other count is a bad
+        reply (retried: a server under load sometimes cuts a batch short)."""
+        if vectors != texts:
+            raise self.fail(
+                ErrorKind.bad_reply,
+                f"{vectors} embeddings for {texts} texts",
+                model=model,
+                retryable=True,
+            )
+
     def _status_error(self, response: httpx.Response, body: bytes, model: str | None):
         return error_from_status(
             self.provider,

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from agentur.ai.model_spec import ModelSpec
-from agentur.ai.providers.base import ErrorKind
 from agentur.ai.providers.http_transport import HttpTransport
 
 
@@ -28,13 +27,7 @@ class OpenAIEmbeddingModels:
             payload = {"model": model.name, "input": batch, **self.embedding_options(model)}
             body = await self.transport.post_json("/embeddings", payload, model=model.name)
             data = sorted(body.get("data") or [], key=lambda item: item.get("index", 0))
-            if len(data) != len(batch):
-                raise self.transport.fail(
-                    ErrorKind.bad_reply,
-                    f"{len(data)} embeddings for {len(batch)} texts",
-                    model=model.name,
-                    retryable=True,
-                )
+            self.transport.check_embedding_count(len(data), len(batch), model=model.name)
             vectors += [[float(value) for value in item["embedding"]] for item in data]
             tokens += int((body.get("usage") or {}).get("prompt_tokens") or 0)
         return vectors, tokens

@@ -4,44 +4,38 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count
 
 
 class BackpressureSettings(PartSettings):
-    tenant_max_agent_runs: int = Field(
-        default=8,
-        ge=1,
-        le=10_000,
-        description="Agent runs one mandate may have going at once on one worker (API and "
+    tenant_max_agent_runs: int = count(
+        8,
+        "Agent runs one mandate may have going at once on one worker (API and "
         "`/openai/v1` model `agentur-agent`; a run counts until it ends); more get 429.",
+        most=10_000,
     )
-    tenant_max_model_calls: int = Field(
-        default=16,
-        ge=1,
-        le=10_000,
-        description="Gateway model calls one mandate may have going at once on one worker "
+    tenant_max_model_calls: int = count(
+        16,
+        "Gateway model calls one mandate may have going at once on one worker "
         "through `/openai/v1/chat/completions` (a stream counts until it ends); more get 429.",
+        most=10_000,
     )
-    tenant_max_searches: int = Field(
-        default=8,
-        ge=1,
-        le=10_000,
-        description="Knowledge searches one mandate may have going at once on one worker; "
-        "more get 429.",
+    tenant_max_searches: int = count(
+        8,
+        "Knowledge searches one mandate may have going at once on one worker; more get 429.",
+        most=10_000,
     )
-    tenant_max_visitor_messages: int = Field(
-        default=16,
-        ge=1,
-        le=10_000,
-        description="Visitor messages (and `/openai/v1` `assistant:<id>` turns) of one "
+    tenant_max_visitor_messages: int = count(
+        16,
+        "Visitor messages (and `/openai/v1` `assistant:<id>` turns) of one "
         "mandate's assistants answered at once on one worker; more get 429.",
+        most=10_000,
     )
-    worker_max_expensive_requests: int = Field(
-        default=64,
-        ge=1,
-        le=100_000,
-        description="Agent runs, model calls, searches and visitor messages of all mandates "
+    worker_max_expensive_requests: int = count(
+        64,
+        "Agent runs, model calls, searches and visitor messages of all mandates "
         "together that one worker takes at once; more get 503.",
+        most=100_000,
     )
     admission_wait_seconds: float = Field(
         default=2.0,

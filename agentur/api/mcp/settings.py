@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count
 
 
 class McpServerSettings(PartSettings):
@@ -15,8 +15,8 @@ class McpServerSettings(PartSettings):
         description="Offer `read_url` and `web_search` to MCP clients: they fetch from the "
         "internet on this server's behalf (egress-checked), so a deployment opts in.",
     )
-    mcp_max_resources: int = Field(
-        default=500, ge=1, le=10_000, description="Most knowledge files one resource list names."
+    mcp_max_resources: int = count(
+        500, "Most knowledge files one resource list names.", most=10_000
     )
     mcp_authorization_servers: str = Field(
         default="",

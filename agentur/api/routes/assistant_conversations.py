@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response, status
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
-from agentur.ai.service import AiService
 from agentur.api.assistant_dependencies import (
     AiDep,
     AssistantSettingsDep,
-    Caller,
     CallerDep,
     CredentialsBoxDep,
 )
@@ -35,12 +33,9 @@ from agentur.api.visitor_cors import CorsDep, cors_headers, preflight_headers
 from agentur.assistant.assistant_service import parse_definition
 from agentur.assistant.assistant_store import AssistantStore
 from agentur.assistant.conversation_service import ConversationService
-from agentur.assistant.credentials_box import CredentialsBox
 from agentur.assistant.events import TurnEvent
 from agentur.assistant.send_escalation_email import send_escalation_email
-from agentur.assistant.settings import AssistantSettings
 from agentur.errors import InvalidInputError, NotFoundError
-from agentur.runtime import Runtime
 from agentur.setting_limits import limit_from_setting
 
 router = APIRouter(
@@ -95,14 +90,18 @@ async def preflight_conversation_part(
     return Response(status_code=status.HTTP_204_NO_CONTENT, headers=preflight_headers(cors))
 
 
-def _service(
-    runtime: Runtime,
-    settings: AssistantSettings,
-    ai: AiService | None,
-    caller: Caller,
-    box: CredentialsBox,
+def conversation_service(
+    runtime: RuntimeDep,
+    settings: AssistantSettingsDep,
+    ai: AiDep,
+    caller: CallerDep,
+    box: CredentialsBoxDep,
 ) -> ConversationService:
+    """The conversation service acting for the request's caller (built once per request)."""
     return ConversationService(runtime, settings, ai, caller.context, box, caller.access)
+
+
+ConversationServiceDep = Annotated[ConversationService, Depends(conversation_service)]
 
 
 @router.post(
@@ -111,16 +110,10 @@ def _service(
     responses={201: {"description": "The conversation's `id` and secret `token`."}},
 )
 async def start_conversation(
-    assistant_id: str,
-    cors: CorsDep,
-    runtime: RuntimeDep,
-    settings: AssistantSettingsDep,
-    ai: AiDep,
-    caller: CallerDep,
-    box: CredentialsBoxDep,
+    assistant_id: str, cors: CorsDep, caller: CallerDep, service: ConversationServiceDep
 ) -> JSONResponse:
     caller.check_assistant(assistant_id)
-    started = await _service(runtime, settings, ai, caller, box).start(assistant_id)
+    started = await service.start(assistant_id)
     return JSONResponse(started, status_code=201, headers=cors)
 
 
@@ -149,18 +142,13 @@ async def send_message(
     body: MessageIn,
     request: Request,
     cors: CorsDep,
-    runtime: RuntimeDep,
-    settings: AssistantSettingsDep,
-    ai: AiDep,
     caller: CallerDep,
-    box: CredentialsBoxDep,
+    service: ConversationServiceDep,
     slots: RequestSlotsDep,
 ) -> Response:
     caller.check_assistant(assistant_id)
     await slots.take(WorkKind.visitor_message, caller.context.mandate_id)
-    events = _service(runtime, settings, ai, caller, box).send(
-        assistant_id, conversation_id, body.text
-    )
+    events = service.send(assistant_id, conversation_id, body.text)
     # The first event comes after every lookup, so not-found and invalid input still become
     # problem+json instead of a broken stream.
     first = await anext(events)
@@ -187,15 +175,12 @@ async def history(
     conversation_id: str,
     response: Response,
     cors: CorsDep,
-    runtime: RuntimeDep,
-    settings: AssistantSettingsDep,
-    ai: AiDep,
     caller: CallerDep,
-    box: CredentialsBoxDep,
+    service: ConversationServiceDep,
 ) -> list[dict[str, Any]]:
     caller.check_assistant(assistant_id)
     response.headers.update(cors)
-    return await _service(runtime, settings, ai, caller, box).history(assistant_id, conversation_id)
+    return await service.history(assistant_id, conversation_id)
 
 
 @router.post(
@@ -216,9 +201,7 @@ async def escalate_by_email(
     session: SessionDep,
     settings: AssistantSettingsDep,
     caller: CallerDep,
-    runtime: RuntimeDep,
-    ai: AiDep,
-    box: CredentialsBoxDep,
+    service: ConversationServiceDep,
 ) -> JSONResponse:
     """Sends the visitor's request to the help desk by e-mail; 503 and the other options when
     e-mail is not configured or the SMTP server refused — never a claimed delivery."""
@@ -229,9 +212,7 @@ async def escalate_by_email(
     if desk is None:
         raise NotFoundError(f"help desk {body.help_desk} not found")
     await hand_back_connection(session)  # the service reads with a session of its own
-    messages = await _service(runtime, settings, ai, caller, box).history(
-        assistant_id, conversation_id
-    )
+    messages = await service.history(assistant_id, conversation_id)
     if body.email is not None and "@" not in body.email:
         raise InvalidInputError("email: not an e-mail address")
     transcript = "\n".join(f"{m['role']}: {m['text']}" for m in messages[-20:])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agentur.config import PartSettings
+from agentur.config import PartSettings, count
 
 
 class OcrSettings(PartSettings):
@@ -21,9 +21,7 @@ class OcrSettings(PartSettings):
         ge=0,
         description="A PDF page with fewer text characters than this is treated as scanned.",
     )
-    ocr_max_pages: int = Field(
-        default=200, ge=1, description="Pages of one file OCR reads at most; later pages are left."
-    )
+    ocr_max_pages: int = count(200, "Pages of one file OCR reads at most; later pages are left.")
     ocr_tesseract_cmd: str = Field(
         default="tesseract", description="The Tesseract binary (name on PATH or absolute path)."
     )

@@ -15,6 +15,7 @@ from agentur.ai.messages import AiRequest, Message, StreamDone, ToolCall, ToolDe
 from agentur.ai.neutralization.mapping_cipher import MappingCipher
 from agentur.ai.operation_types import OperationType
 from agentur.ai.provider_factory import build_providers
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.storage.models.ai import AiLedgerEntry
@@ -34,14 +35,14 @@ MODELS = Reply.json({"object": "list", "data": [{"id": "llama3.2"}, {"id": "qwen
 @pytest.fixture
 async def local_gateway(openai_server, runtime, configure_mandate, tenants):
     openai_server.enqueue(MODELS)
+    server = OpenAICompatibleServerSettings(openai_compatible_base_url=openai_server.base_url)
     settings = AiSettings(
-        openai_compatible_base_url=openai_server.base_url,
         default_model="openai_compatible:llama3.2",
         retry_base_delay_seconds=0.01,
     )
     sleeps = Sleeps()
     ai = AiService(
-        build_providers(settings),
+        build_providers(settings, server=server),
         settings=settings,
         store=DatabaseGatewayStore(runtime.database, settings, MappingCipher.generated()),
         sleep=sleeps,

@@ -15,6 +15,7 @@ from agentur.ai.provider_factory import build_providers
 from agentur.ai.providers.anthropic import AnthropicProvider
 from agentur.ai.providers.google import GoogleProvider
 from agentur.ai.providers.openai import OpenAIProvider
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, Role
@@ -133,12 +134,13 @@ async def _check_limits(
 
 
 async def test_openai_compatible_limit_comes_from_its_setting(openai_server: WireServer) -> None:
-    settings = AiSettings(
+    server = OpenAICompatibleServerSettings(
         openai_compatible_base_url=openai_server.base_url,
         openai_compatible_models="qwen2.5",
         openai_compatible_max_output_tokens=1_234,
     )
-    ai = AiService(build_providers(settings), settings=settings, sleep=Sleeps())
+    settings = AiSettings()
+    ai = AiService(build_providers(settings, server=server), settings=settings, sleep=Sleeps())
     try:
         openai_server.enqueue(openai_text("ok"))
         await ai.call(_request(), CONTEXT)

@@ -14,6 +14,7 @@ import pytest
 from agentur.ai.gateway_errors import ProviderUnavailableError
 from agentur.ai.messages import StreamDone, TextDelta
 from agentur.ai.provider_factory import build_providers
+from agentur.ai.providers.openai_compatible_settings import OpenAICompatibleServerSettings
 from agentur.ai.service import AiService, StreamError
 from agentur.ai.settings import AiSettings
 from agentur.context import RequestContext, Role
@@ -21,6 +22,7 @@ from tests.ai.gateway.conftest import Sleeps, ask
 from tests.ai.wire_servers import Reply, WireServer, openai_stream, openai_text
 
 CONTEXT = RequestContext("u", "m", Role.member)
+SERVER_PREFIX = "openai_compatible_"  # the server's own settings; the rest are the gateway's
 
 
 @pytest.fixture
@@ -30,13 +32,18 @@ async def local_ai(openai_server: WireServer) -> AsyncIterator[Any]:
     made: list[AiService] = []
 
     def build(**overrides: Any) -> AiService:
-        settings = AiSettings(
+        server_overrides = {k: v for k, v in overrides.items() if k.startswith(SERVER_PREFIX)}
+        server = OpenAICompatibleServerSettings(
             openai_compatible_base_url=openai_server.base_url,
             openai_compatible_models="small,large",
-            default_model="openai_compatible:small",
-            **overrides,
+            **server_overrides,
         )
-        made.append(AiService(build_providers(settings), settings=settings, sleep=Sleeps()))
+        settings = AiSettings(
+            default_model="openai_compatible:small",
+            **{k: v for k, v in overrides.items() if k not in server_overrides},
+        )
+        providers = build_providers(settings, server=server)
+        made.append(AiService(providers, settings=settings, sleep=Sleeps()))
         return made[-1]
 
     yield build
@@ -107,13 +114,13 @@ async def test_connection_refused_names_provider_model_host_and_kind() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = AiSettings(
+    server = OpenAICompatibleServerSettings(
         openai_compatible_base_url=f"http://127.0.0.1:{port}/v1",
         openai_compatible_models="small",
-        max_retries=1,
     )
+    settings = AiSettings(max_retries=1)
     sleeps = Sleeps()
-    ai = AiService(build_providers(settings), settings=settings, sleep=sleeps)
+    ai = AiService(build_providers(settings, server=server), settings=settings, sleep=sleeps)
     try:
         with pytest.raises(ProviderUnavailableError) as raised:
             await ai.call(ask("hi"), CONTEXT)

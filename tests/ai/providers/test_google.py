@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from agentur.ai.messages import Message, StreamDone, TextDelta, ToolCall, ToolCallDelta, Usage
+from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.google import SKIP_THOUGHT_SIGNATURE, GoogleProvider
 from tests.ai.providers.helpers import WEATHER_CALL, ask, collect, conversation, spec
 from tests.ai.wire_servers import (
@@ -179,3 +181,14 @@ async def test_embed_batches(http_client: httpx.AsyncClient, google_server: Wire
         "model": "models/gemini-embedding-001",
         "content": {"parts": [{"text": "efgh"}]},
     }
+
+
+async def test_a_reply_with_fewer_embeddings_than_texts_is_a_retryable_bad_reply(
+    http_client: httpx.AsyncClient, google_server: WireServer
+) -> None:
+    model = spec("google", "gemini-embedding-001")
+    google_server.enqueue(Reply.json({"embeddings": [{"values": [1, 2]}]}))
+    with pytest.raises(ProviderError) as raised:
+        await provider(google_server, http_client, model).embed(model, ["abcd", "efgh"])
+    assert raised.value.kind == ErrorKind.bad_reply and raised.value.retryable
+    assert "1 embeddings for 2 texts" in str(raised.value)

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from agentur.ai.messages import StreamDone, TextDelta, ToolCall, ToolCallDelta, Usage
+from agentur.ai.providers.base import ErrorKind, ProviderError
 from agentur.ai.providers.openai import OpenAIProvider
 from agentur.ai.providers.tool_arguments import RAW_ARGUMENTS_KEY
 from tests.ai.providers.helpers import WEATHER_CALL, ask, collect, conversation, spec
@@ -205,3 +206,14 @@ async def test_embed_in_batches_keeps_order(
     assert first.json == {"model": "text-embedding-3-small", "input": ["a", "b"], "dimensions": 3}
     assert second.json["input"] == ["c"]
     assert await adapter.embed(model, []) == ([], 0)
+
+
+async def test_a_reply_with_fewer_embeddings_than_texts_is_a_retryable_bad_reply(
+    http_client: httpx.AsyncClient, openai_server: WireServer
+) -> None:
+    model = spec("openai", "text-embedding-3-small")
+    openai_server.enqueue(openai_embeddings([[1, 0, 0]], input_tokens=2))
+    with pytest.raises(ProviderError) as raised:
+        await provider(openai_server, http_client, model).embed(model, ["a", "b"])
+    assert raised.value.kind == ErrorKind.bad_reply and raised.value.retryable
+    assert "1 embeddings for 2 texts" in str(raised.value)
