@@ -7,7 +7,8 @@ model copied what it was told, not what it found; a reply carrying tool-protocol
 recovery did not turn into calls; a reply that is nothing but a JSON object naming workspace ids
 (a tool's raw result passed on — seen from a 1.5B model: a file's metadata as the "answer" to a
 question about the file), unless the request asked for JSON. Such a reply gets one corrective
-message; when the next reply is again not an answer, the run ends `failed` with the reason.
+message; when the next reply is again not an answer, the lines that make it none are removed,
+and what is left is the answer if it is one — otherwise the run ends `failed` with the reason.
 
 After a round in which every tool call failed, the answer must say that something failed; if
 it does not even after the correction, the run still ends `completed`, with the failure stated
@@ -30,6 +31,7 @@ from agentur.agent.redact import redact_text
 from agentur.agent.requested_change import asks_for_change
 from agentur.agent.run_state import RunState, StopRun
 from agentur.agent.trace import TraceKind
+from agentur.ai.messages import Role
 
 # Titles of the sections agentur writes into the round context (the agent's and the knowledge
 # store's): a line that is one of them is never part of a real answer.
@@ -145,6 +147,52 @@ def answer_problem(text: str, request: str = "", tools: Collection[str] = ()) ->
     return None
 
 
+_BLOCKS = re.compile(
+    r"<(?P<tag>tool_call|tool_response|tools|function)\b[^>]*>.*?(?:</(?P=tag)>|$)",
+    re.DOTALL | re.IGNORECASE,
+)
+_EMPTY_FENCE = re.compile(r"```[a-zA-Z]*\s*```")
+MIN_SALVAGED_WORDS = 4
+
+
+# Names and figures: what an answer's facts are made of (a word at a sentence's start does not
+# count as a name).
+_FACT = re.compile(r"(?<![.!?:\n]\s)(?<!^)\b(?:\d[\d'’.,]*\d|\d|[A-ZÄÖÜÀ-Þ][\w-]{2,})\b")
+
+
+def _grounded(text: str, request: str, found: str) -> bool:
+    """Some name or figure of `text` that the request does not hold came from a tool result."""
+    asked, seen = request.lower(), found.lower()
+    return any(
+        (fact := match.group(0).lower()) not in asked and fact in seen
+        for match in _FACT.finditer(text)
+    )
+
+
+def salvaged_answer(text: str, request: str, tools: Collection[str], found: str) -> str | None:
+    """`text` without the lines that made it no answer (agentur's context, tool-protocol markup
+    and blocks, advice to call a tool), when what is left is an answer with a name or figure
+    from this run's tool results (`found`); else None. A small model that ignores a correction
+    often still wrote the answer, between copied context; what it copied from hints or memory
+    alone is not taken."""
+    kept = []
+    for line in _BLOCKS.sub("", text).splitlines():
+        heading = _HEADING.match(line)
+        if (
+            _CONTEXT_LINE.search(line)
+            or _MARKUP.search(line)
+            or _JSON_CALL.search(line)
+            or (heading and heading.group("title").strip(" :").lower() in CONTEXT_TITLES)
+            or any(a.group("name") in tools for a in _TOOL_ADVICE.finditer(line))
+        ):
+            continue
+        kept.append(line.rstrip())
+    cleaned = re.sub(r"\n{3,}", "\n\n", _EMPTY_FENCE.sub("", "\n".join(kept))).strip()
+    if len(cleaned.split()) < MIN_SALVAGED_WORDS or answer_problem(cleaned, request, tools):
+        return None
+    return cleaned if _grounded(cleaned, request, found) else None
+
+
 def states_failure(text: str) -> bool:
     return bool(_FAILURE_WORDS.search(text))
 
@@ -183,10 +231,19 @@ def settle_final_answer(run: RunState, text: str) -> str:
     errors = "; ".join(failed_errors)[:600]
     if run.answer_corrected:
         if problem is not None:
-            raise StopRun(
-                RunStatus.failed,
-                f"the model's answer was not accepted after a correction: {problem}",
+            found = "\n".join(m.content for m in run.conversation.turns if m.role is Role.tool)
+            salvaged = salvaged_answer(text, run.prepared.prompt, offered, found)
+            if salvaged is None:
+                raise StopRun(
+                    RunStatus.failed,
+                    f"the model's answer was not accepted after a correction: {problem}",
+                )
+            run.trace.add(
+                TraceKind.answer_rejected,
+                {"problem": problem, "salvaged": redact_text(salvaged[:2_000])},
+                round_index=run.rounds,
             )
+            return salvaged
         return f"{text.rstrip()}\n\n{FAILURE_NOTE.format(errors=errors)}"
     run.answer_corrected = True
     _correct(

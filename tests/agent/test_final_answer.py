@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION, answer_problem
+from agentur.agent.check_final_answer import (
+    CHANGE_NOTE,
+    CORRECTION,
+    answer_problem,
+    salvaged_answer,
+)
 from agentur.agent.config import AgentConfig
 from agentur.agent.run_agent import run_agent
 from agentur.ai.messages import Role
@@ -227,3 +232,49 @@ async def test_a_change_already_made_is_not_made_again() -> None:
     assert WRITTEN == ["summary.txt"]  # run once
     told = [m for m in provider.received[2].messages if m.role is Role.tool][-1]
     assert told.content.startswith("Not run again") and "summary.txt" in told.content
+
+
+# Qwen2.5-Coder-1.5B, the same reply before and after the correction: the answer is there,
+# between its plan (advice to use the tools) and round-memory lines it copied.
+CLUTTERED = """To answer the question about the owner of the file `notes.txt`, I used the tools.
+
+1. **Search**:
+   - Use the `search_in_file_content` function to find "Mara Keller" in `notes.txt`.
+2. **Read**:
+   - Use the `read_file` function to read the content of `notes.txt`.
+
+From the read content of `notes.txt`, Mara Keller is the owner of the project.
+search_in_file_content (ok): {"matches": [{"file_id": "4a0c", "text": "Owner: Mara Keller"}]}
+read_file (ok): {"file_id": "4a0c", "name": "notes.txt", "content": "Owner: Mara Keller"}"""
+TOOLS = {"search_in_file_content", "read_file"}
+FOUND = '{"file_id": "4a0c", "content": "Project Alpenblick\\nOwner: Mara Keller"}'
+
+
+def test_an_answer_between_copied_context_is_salvaged() -> None:
+    assert answer_problem(CLUTTERED, "Who owns notes.txt?", TOOLS) is not None
+    salvaged = salvaged_answer(CLUTTERED, "Who owns notes.txt?", TOOLS, FOUND)
+    assert salvaged is not None and "Mara Keller is the owner" in salvaged
+    assert "(ok):" not in salvaged and "Use the" not in salvaged
+    assert answer_problem(salvaged, "Who owns notes.txt?", TOOLS) is None
+    # nothing left but junk: nothing to salvage
+    assert salvaged_answer(FAKE_TOOL_RESPONSE, "Who owns notes.txt?", TOOLS, FOUND) is None
+    # a fact no tool of the run returned (copied from memory): not taken
+    echo = salvaged_answer(ROUND_MEMORY_ECHO, "Wie hoch ist das Budget?", TOOLS, '{"hits": []}')
+    assert echo is None
+
+
+async def _notes(args: Nothing, context: ToolContext) -> dict:
+    return {"name": "notes.txt", "content": "Owner: Mara Keller"}
+
+
+async def test_a_run_whose_corrected_answer_is_still_cluttered_ends_with_what_it_found() -> None:
+    read = Tool("read_file", "Read a file.", Nothing, _notes, read_only=True)
+    turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=CLUTTERED)]
+    ai, _ = scripted([*turns, ScriptedTurn(text=CLUTTERED)])
+    result = await run_agent("Who owns notes.txt?", AgentConfig(), CONTEXT, deps(ai, [read]))
+    assert result.status == "completed" and "Mara Keller is the owner" in result.final_text
+    assert "(ok):" not in result.final_text
+    # the same reply without a tool result behind its facts: the run fails
+    ai, _ = scripted([ScriptedTurn(text=CLUTTERED), ScriptedTurn(text=CLUTTERED)])
+    result = await run_agent("Who owns notes.txt?", AgentConfig(), CONTEXT, deps(ai, [read]))
+    assert result.status == "failed"
