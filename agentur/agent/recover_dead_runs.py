@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.agent.dependencies import RunStatus
 from agentur.agent.progress_summary import Step, progress_summary
-from agentur.agent.run_heartbeat import RunHeartbeat
+from agentur.agent.run_heartbeat import WORKER_STOPPED, RunHeartbeat
 from agentur.agent.settings import AgentSettings
 from agentur.agent.trace import TraceKind
 from agentur.ai.billing.holder import release_holds
@@ -33,7 +33,6 @@ from agentur.workflows.service import WorkflowService
 
 logger = logging.getLogger(__name__)
 
-WORKER_STOPPED = "the worker running it stopped"
 # Runs settled per transaction: many dead at once (a whole cluster restarted) are not one
 # long transaction holding locks.
 CLAIM_BATCH = 100

@@ -14,13 +14,16 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from agentur.context import utc_now
 from agentur.storage.database import Database
 from agentur.storage.models.agent import AgentRun
 
 logger = logging.getLogger(__name__)
+
+# The error of a run another worker took for dead (written by `recover_dead_runs`).
+WORKER_STOPPED = "the worker running it stopped"
 
 
 class RunHeartbeat:
@@ -66,7 +69,16 @@ class RunHeartbeat:
             except Exception:  # the database is away; the next beat may get through
                 logger.exception("could not refresh the heartbeat of %d run(s)", len(beating))
                 continue
-            for run_id in (beating - alive) & self._runs:  # still going here, yet not running
+            missing = (beating - alive) & self._runs  # still going here, yet not running
+            if not missing:
+                continue
+            try:
+                # Not those that just ended here (their row is written before they leave)
+                taken = await self.taken_for_dead(missing)
+            except Exception:
+                logger.exception("could not read the state of %d run(s)", len(missing))
+                continue
+            for run_id in taken:
                 # This worker was stalled past the timeout and another one recovered the run.
                 logger.warning("agent run %s was declared dead by another worker", run_id)
 
@@ -84,3 +96,15 @@ class RunHeartbeat:
                 .returning(AgentRun.id)
             )
             return set(alive)
+
+    async def taken_for_dead(self, run_ids: set[str]) -> set[str]:
+        """Those of `run_ids` that a worker recovered as dead."""
+        async with self.database.session() as session:
+            taken = await session.scalars(
+                select(AgentRun.id).where(
+                    AgentRun.id.in_(run_ids),
+                    AgentRun.status == "failed",
+                    AgentRun.error == WORKER_STOPPED,
+                )
+            )
+            return set(taken)

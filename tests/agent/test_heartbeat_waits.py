@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, text, update
 
-from agentur.agent.run_heartbeat import RunHeartbeat
+from agentur.agent.run_heartbeat import WORKER_STOPPED, RunHeartbeat
 from agentur.context import utc_now
 from agentur.runtime import Runtime
 from agentur.storage.database import Database, PoolSizing
@@ -46,3 +46,31 @@ async def test_a_beat_waits_for_a_connection_past_the_request_timeout(
         await small.dispose()
     assert beat is not None and beat.replace(tzinfo=None) > old.replace(tzinfo=None)
     assert not [r for r in caplog.records if "could not refresh the heartbeat" in r.message]
+
+
+async def test_only_a_run_taken_for_dead_is_reported_so(
+    runtime: Runtime, tenants: Tenants, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A run that has just ended here (its row written, its block not yet left) is no run
+    another worker declared dead; one that a recovery failed is."""
+    alice = await tenants.member()
+    ended = await _stored_run(runtime, alice)
+    taken = await _stored_run(runtime, alice)
+    async with runtime.database.transaction() as session:
+        await session.execute(
+            update(AgentRun).where(AgentRun.id == ended.run_id).values(status="completed")
+        )
+        await session.execute(
+            update(AgentRun)
+            .where(AgentRun.id == taken.run_id)
+            .values(status="failed", error=WORKER_STOPPED)
+        )
+    heartbeat = RunHeartbeat(runtime.database, interval_seconds=0.05)
+    with (
+        caplog.at_level(logging.WARNING),
+        heartbeat.keep_alive(ended.run_id),
+        heartbeat.keep_alive(taken.run_id),
+    ):
+        await asyncio.sleep(0.4)
+    reported = [r.getMessage() for r in caplog.records if "declared dead" in r.getMessage()]
+    assert reported and all(taken.run_id in message for message in reported)
