@@ -127,7 +127,7 @@ def _raw_result(text: str) -> bool:
 def answer_problem(text: str, request: str = "", tools: Collection[str] = ()) -> str | None:
     """Why `text` cannot be a run's final answer to `request`, or None when it can; `tools`
     are the names of the tools the run offers."""
-    if not text.strip():
+    if not any(character.isalnum() for character in text):  # also "****" (seen from a 1.5B model)
         return "it is empty"
     if _MARKUP.search(text) or _JSON_CALL.search(text):
         return "it contains tool-protocol markup"

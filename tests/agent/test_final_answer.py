@@ -69,6 +69,7 @@ PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
         ROUND_MEMORY_ECHO,
         FAKE_TOOL_RESPONSE,
         "",
+        "****",  # Qwen2.5-Coder-1.5B's last reply in a German task: markdown, nothing in it
         "[Context for this round, from agentur — not written by the user]\nToday is Monday.",
         "### Hints from other workflows\n- workflow w1 (0.81): summary.txt was created",
         '<function=write_file>{"content": "x"}</function>',
