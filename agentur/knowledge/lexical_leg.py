@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import is_sqlite
 from agentur.knowledge.lexical import query_terms_by_word
-from agentur.knowledge.lexical_plan import LexicalPlan, make_plan
+from agentur.knowledge.lexical_plan import LexicalLimits, LexicalPlan, make_plan
 from agentur.knowledge.lexical_postgres import WordPairs, rank_postgres, word_pairs
 from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
@@ -37,17 +37,17 @@ async def lexical_leg(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    budget: int,
-    rescored: int,
+    limits: LexicalLimits,
 ) -> list[int]:
-    """Chunk ids, best first. `budget`: postings one pass may touch (bounds the work);
-    `rescored` (PostgreSQL): candidates that get full BM25 (see lexical_postgres.py)."""
+    """Chunk ids, best first. `limits.budget`: postings one pass may touch (bounds the work);
+    `rescored` and `checked` (PostgreSQL): see lexical_postgres.py."""
     by_word = query_terms_by_word(query, language)
     terms = [(term, is_prefix) for term, is_prefix, _ in by_word]
     if not terms:
         return []
     sqlite = is_sqlite(session)
     stats = await term_stats(session, terms, context, sqlite)
+    budget = limits.budget
     plan = make_plan(terms, stats.exact, stats.expansions, budget, stats.prefix_postings)
     if not plan.groups:
         return []
@@ -62,10 +62,9 @@ async def lexical_leg(
             context,
             filters,
             limit,
-            budget,
+            limits,
             stats.documents,
             stats.length,
-            rescored,
             pairs,
         )
 

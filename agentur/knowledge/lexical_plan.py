@@ -50,6 +50,15 @@ class LexicalPlan:
         return sorted({lexeme for g in self.chosen(all_groups=all_groups) for lexeme in g.lexemes})
 
 
+@dataclass(frozen=True, slots=True)
+class LexicalLimits:
+    """What one lexical search may touch (settings `knowledge_lexical_*`)."""
+
+    budget: int  # postings one pass may read
+    rescored: int = 200  # PostgreSQL: candidates that get full BM25
+    checked: int = 400  # PostgreSQL: best candidates by the cheap score whose visibility is checked
+
+
 def make_plan(
     terms: Sequence[tuple[str, bool]],
     exact_df: dict[str, int],

@@ -1,7 +1,8 @@
-"""BM25 on PostgreSQL in two steps, so a query's cost does not grow with its matches' size.
+"""BM25 on PostgreSQL in three steps, so a query's cost does not grow with its matches' size.
 
 1. Candidates from the GIN index, one scan per distinct word of the term groups the plan chose
-   (rarest group first, at most `budget` rows), already filtered by the caller's visibility.
+   (rarest group first, at most `budget` rows), within the caller's tenant partition (the
+   chunk row's own mandate and scope, no join).
    Each gets BM25 as if every word it matched occurred once: each group's best word's IDF,
    normalised by the chunk's length (`tsv_length`, on the narrow chunk row; migration 0015).
    No tsvector is read.
@@ -11,7 +12,11 @@
    common word alone are never read, and each candidate's cheap score counts the query words
    of the pairs it matched (each at its commonest indexed word's IDF). lexical_leg.py fills up with
    single-word candidates when the pairs find fewer than the leg's limit.
-2. Full BM25 (tf = positions, every group of the query) for the best `rescored` of them only:
+2. The caller's visibility and filters (a join to `files` per row) for the best `checked` of
+   them by that cheap score only: joining every candidate's file up front read all the tenant's
+   files (11–20 ms of 64–94 at 1M chunks). When fewer than the leg's limit pass and some were
+   never checked, the statement runs again checking them all.
+3. Full BM25 (tf = positions, every group of the query) for the best `rescored` visible ones:
    a tsvector is read out of line and filtered for each (about 10 µs a chunk; the one-step
    ranking over 5,000 candidates cost 80 ms of CPU per query at 100k chunks).
 
@@ -19,7 +24,7 @@ A chunk the cheap score ranks below `rescored` would need repeats of its words, 
 words the plan left out, to reach the top; `bench/search_scale.py` prints how much of the full
 BM25 top 10 the leg returns.
 
-Both steps are one statement of fixed text: the query's words, groups and IDFs come as arrays,
+The steps are one statement of fixed text: the query's words, groups and IDFs come as arrays,
 the caller's visibility as the workspace's own condition compiled to SQL. SQLAlchemy then
 compiles nothing per query (building the equivalent Core statement cost ~4 ms of CPU per
 search) and asyncpg reuses one prepared statement per connection and filter shape.
@@ -33,7 +38,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
-from agentur.knowledge.lexical_plan import BM25_B, BM25_K1, LexicalPlan, idf
+from agentur.knowledge.lexical_plan import BM25_B, BM25_K1, LexicalLimits, LexicalPlan, idf
 from agentur.knowledge.search_legs import SearchFilters
 
 # {visible}: the caller's filter over `knowledge_chunks` and `files` (named binds).
@@ -45,9 +50,9 @@ WITH scanned AS (
                 CAST(:gb AS int[])) AS s(lexeme, query, ga, gb)
     CROSS JOIN LATERAL (
         SELECT knowledge_chunks.id, knowledge_chunks.tsv_length
-        FROM knowledge_chunks JOIN files ON files.id = knowledge_chunks.file_id
+        FROM knowledge_chunks
         WHERE knowledge_chunks.tsv @@ to_tsquery('simple', s.query)
-          AND {visible}
+          AND (knowledge_chunks.mandate_id = :mine OR knowledge_chunks.scope = 'global')
         OFFSET 0  -- keeps the subquery apart: one GIN scan per query, never a table scan
     ) AS c
     LIMIT :budget
@@ -80,14 +85,24 @@ per_group AS (
 """
 _RESCORE = """
 cheap AS (
-    SELECT id, min(dl) AS dl FROM per_group, k GROUP BY id, k1, b, average
-    ORDER BY sum(idf) * (k1 + 1) / (1 + k1 * (1 - b + b * min(dl) / average)) DESC, id
+    SELECT id, min(dl) AS dl,
+        sum(idf) * (k1 + 1) / (1 + k1 * (1 - b + b * min(dl) / average)) AS score
+    FROM per_group, k GROUP BY id, k1, b, average
+    ORDER BY score DESC, id
+    LIMIT :checked
+),
+shown AS (
+    SELECT cheap.id, cheap.dl, knowledge_chunks.tsv
+    FROM cheap
+    JOIN knowledge_chunks ON knowledge_chunks.id = cheap.id
+    JOIN files ON files.id = knowledge_chunks.file_id
+    WHERE {visible}
+    ORDER BY cheap.score DESC, cheap.id
     LIMIT :rescored
 ),
 best AS (
-    SELECT cheap.id, cheap.dl,
-        ts_filter(setweight(c.tsv, 'A', CAST(:words AS text[])), '{{a}}') AS tsv
-    FROM cheap JOIN knowledge_chunks AS c ON c.id = cheap.id
+    SELECT id, dl, ts_filter(setweight(tsv, 'A', CAST(:words AS text[])), '{{a}}') AS tsv
+    FROM shown
 ),
 per_term AS (
     SELECT best.id, w.grp,
@@ -97,8 +112,14 @@ per_term AS (
     CROSS JOIN LATERAL (SELECT coalesce(array_length(u.positions, 1), 1) AS tf) AS f
     JOIN words AS w ON w.lexeme = u.lexeme
     GROUP BY best.id, w.grp
+),
+ranked AS (
+    SELECT id, sum(score) AS score FROM per_term GROUP BY id ORDER BY score DESC, id LIMIT :limit
 )
-SELECT id FROM per_term GROUP BY id ORDER BY sum(score) DESC, id LIMIT :limit
+SELECT id, score, false AS last FROM ranked
+UNION ALL
+SELECT NULL, count(*), true FROM cheap  -- last: how many candidates had their visibility checked
+ORDER BY last, score DESC, id
 """
 _BM25 = _SCAN + _PER_WORD + _RESCORE
 _BM25_PAIRS = _SCAN + _PER_PAIR + _RESCORE
@@ -149,15 +170,19 @@ async def rank_postgres(
     context: RequestContext,
     filters: SearchFilters,
     limit: int,
-    budget: int,
+    limits: LexicalLimits,
     documents: int,
     length: int,
-    rescored: int,
     pairs: WordPairs | None = None,
 ) -> list[int]:
     """`pairs`: candidates are the chunks holding both words of a pair (the GIN index
     intersects the two words' postings, so a chunk holding one word alone is never read);
-    else every chunk matching a word of the chosen groups."""
+    else every chunk matching a word of the chosen groups.
+
+    Candidates come from the caller's tenant partition (its mandate and `global`, on the
+    chunk's own row); the caller's visibility and filters are checked for the best
+    `limits.checked` of them by the cheap score only. When fewer than `limit` pass and the
+    cut left candidates unchecked, the statement runs again checking every candidate."""
     # Scoring uses every group (a common term still adds its share); candidates come from
     # the chosen groups only, rarest first: when the budget cuts, it cuts the commonest
     # words' rows. A word in two groups (a query word and its stem's expansion) is scanned once.
@@ -186,8 +211,10 @@ async def rank_postgres(
         words=[w[0] for w in words],
         groups=[w[1] for w in words],
         idfs=[w[2] for w in words],
-        budget=budget,
-        rescored=max(rescored, limit),
+        mine=context.mandate_id,
+        budget=limits.budget,
+        rescored=max(limits.rescored, limit),
+        checked=max(limits.checked, limits.rescored, limit),
         limit=limit,
         k1=BM25_K1,
         b=BM25_B,
@@ -200,5 +227,11 @@ async def rank_postgres(
         params["chosen"] = chosen
     statement = (_BM25_PAIRS if pairs else _BM25).format(visible=visible)
     # term_stats.py turned parallel workers off for this transaction.
-    rows = await session.execute(text(statement), params)
-    return [int(chunk_id) for chunk_id in rows.scalars()]
+    rows = list(await session.execute(text(statement), params))
+    found, checked = [int(row[0]) for row in rows[:-1]], int(rows[-1][1])
+    if len(found) < limit and checked >= params["checked"] and checked < limits.budget:
+        # The filters dropped too many of the best: check every candidate (the budget bounds them).
+        params["checked"] = limits.budget
+        rows = list(await session.execute(text(statement), params))
+        found = [int(row[0]) for row in rows[:-1]]
+    return found

@@ -19,7 +19,8 @@ from agentur.knowledge.chunk_store import is_sqlite
 from agentur.knowledge.embedding import Embedder, EmbeddingUnavailable
 from agentur.knowledge.lexical import detect_language
 from agentur.knowledge.lexical_leg import lexical_leg
-from agentur.knowledge.search_legs import SearchFilters, vector_leg
+from agentur.knowledge.lexical_plan import LexicalLimits
+from agentur.knowledge.search_legs import EfSearch, SearchFilters, vector_leg
 from agentur.knowledge.settings import KnowledgeSettings
 from agentur.observability import metrics
 from agentur.storage.database import connect_if_idle
@@ -146,8 +147,11 @@ class KnowledgeSearch:
                         context,
                         filters,
                         candidates,
-                        self.settings.knowledge_lexical_budget,
-                        self.settings.knowledge_lexical_rescored,
+                        LexicalLimits(
+                            self.settings.knowledge_lexical_budget,
+                            self.settings.knowledge_lexical_rescored,
+                            self.settings.knowledge_lexical_checked,
+                        ),
                     )
                 if beside is not None:
                     found.ids = await beside
@@ -227,7 +231,11 @@ class KnowledgeSearch:
             filters,
             candidates,
             self.settings.knowledge_vector_oversample,
-            self.settings.knowledge_vector_ef_search,
+            EfSearch(
+                self.settings.knowledge_vector_ef_search,
+                self.settings.knowledge_vector_ef_search_large,
+                self.settings.knowledge_vector_large_table,
+            ),
         )
 
     async def _load(

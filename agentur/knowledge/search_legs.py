@@ -7,6 +7,7 @@ Visibility is the workspace's own rule: chunks are joined to their file and filt
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,9 +26,28 @@ from agentur.workspace.scopes import visible_files
 # Vector rounds: widen while the filters left too few hits and the index has more.
 KNN_GROWTH = 4
 KNN_MAX = 4_000
+# A connection that chose its `hnsw.ef_search` from the table's size looks again after this.
+EF_RECHECK_SECONDS = 60.0
 
 FTS = table("knowledge_chunks_fts", column("rowid"))
 _NAMED_BINDS = PGDialect(paramstyle="named")  # `:name` binds, as `text()` reads them
+
+
+@dataclass(frozen=True, slots=True)
+class EfSearch:
+    """PostgreSQL: the HNSW candidate list (`hnsw.ef_search`) by the table's size. A large
+    table needs a longer list for the same recall; on a small one a long list makes the
+    planner prefer an exact scan, which reads every vector."""
+
+    small: int = 200
+    large: int = 400
+    large_from: int = 500_000  # chunks in the table (planner estimate) from which `large` holds
+
+    def at_least(self, k: int) -> EfSearch:
+        """Both lists at least `k` long (a scan returns at most ef_search rows per round) and
+        within pgvector's limit."""
+        small, large = (max(k, min(ef, 1000)) for ef in (self.small, self.large))
+        return EfSearch(small, large, self.large_from)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +100,13 @@ async def vector_leg(
     filters: SearchFilters,
     limit: int,
     oversample: int = 3,
-    ef_search: int = 200,
+    ef_search: EfSearch = EfSearch(),
 ) -> list[int]:
     """Nearest chunks the caller may see. The index answers within the caller's tenant
     partition plus global (HNSW / bit KNN) and the visibility filter runs in the same
     statement; when it leaves fewer than `limit` and the index has more, the candidate set
     grows. `oversample` (SQLite): bit-index candidates per wanted hit that exact cosine ranks;
-    `ef_search` (PostgreSQL): HNSW candidate list (at least `limit`)."""
+    `ef_search` (PostgreSQL): HNSW candidate list by table size (at least `limit`)."""
     sqlite = is_sqlite(session)
     # SQLite takes the filter as expressions, PostgreSQL as precompiled text (_hnsw).
     conditions = filters.conditions(context) if sqlite else []
@@ -123,14 +143,14 @@ async def _hnsw(
     context: RequestContext,
     filters: SearchFilters,
     k: int,
-    ef_search: int,
+    ef_search: EfSearch,
 ) -> tuple[list[int], bool]:
     """PostgreSQL: HNSW with pgvector's iterative scan, which keeps walking the graph until `k`
     rows pass the filters (the tenant partition and the caller's visibility, checked per row
     as the index yields it) or `hnsw.max_scan_tuples` is reached: either way no more rounds.
     The statement's text is fixed per dimension and filter shape: compiled and prepared once."""
     dims = int(len(vector))
-    await _hnsw_settings(session, str(max(k, min(ef_search, 1000))))
+    await _hnsw_settings(session, ef_search.at_least(k))
     visible, params = filters.sql(context)
     params.update(model=model, mine=context.mandate_id, vector=json.dumps(vector), k=k)
     rows = await session.execute(text(_HNSW.format(dims=dims, visible=visible)), params)
@@ -138,22 +158,39 @@ async def _hnsw(
     return found, len(found) < k
 
 
-async def _hnsw_settings(session: AsyncSession, ef: str) -> None:
+# ef_search from the table's planner estimate of its rows (pg_class.reltuples, -1 before the
+# first ANALYZE): read in the same round trip as the settings.
+_HNSW_SETTINGS = text(
+    """
+SELECT set_config('hnsw.iterative_scan', 'relaxed_order', :local),
+    set_config('hnsw.ef_search',
+        CASE WHEN greatest(c.reltuples, 0) >= :large_from THEN :large ELSE :small END, :local)
+FROM pg_class AS c WHERE c.oid = CAST('knowledge_chunks' AS regclass)
+"""
+)
+
+
+async def _hnsw_settings(session: AsyncSession, ef: EfSearch) -> None:
     """Iterative scan and `ef_search`, in one round trip. In a transaction they hold for it
     only. On an autocommit connection (the vector leg's own, search.py) a local setting would
-    end with the statement, so they are set for the connection, which remembers them: the
-    next search on it skips the round trip."""
+    end with the statement, so they are set for the connection, which remembers them: its
+    next searches skip the round trip for EF_RECHECK_SECONDS (the table's size changes slowly)."""
     connection = await session.connection()
     options = connection.sync_connection.get_execution_options()  # type: ignore[union-attr]
     autocommit = options.get("isolation_level") == "AUTOCOMMIT"
-    if autocommit and connection.info.get("hnsw.ef_search") == ef:
-        return
+    now = time.monotonic()
+    if autocommit:
+        chosen, at = connection.info.get("hnsw.ef_search", (None, 0.0))
+        if chosen == ef and now - at < EF_RECHECK_SECONDS:
+            return
     await session.execute(
-        text(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', :local), "
-            "set_config('hnsw.ef_search', :ef, :local)"
-        ),
-        {"ef": ef, "local": not autocommit},
+        _HNSW_SETTINGS,
+        {
+            "small": str(ef.small),
+            "large": str(ef.large),
+            "large_from": float(ef.large_from),
+            "local": not autocommit,
+        },
     )
     if autocommit:
-        connection.info["hnsw.ef_search"] = ef
+        connection.info["hnsw.ef_search"] = (ef, now)

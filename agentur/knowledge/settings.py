@@ -56,6 +56,13 @@ class KnowledgeSettings(PartSettings):
         "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
         most=100_000,
     )
+    knowledge_lexical_checked: int = count(
+        400,
+        "PostgreSQL: lexical candidates (from the caller's tenant), best by the "
+        "cheap score, whose file visibility and filters are checked; the best visible ones get "
+        "full BM25. When fewer than the leg's hits pass, every candidate is checked.",
+        most=1_000_000,
+    )
     knowledge_search_concurrent_legs: bool = Field(
         default=True,
         description="PostgreSQL: a hybrid search runs its vector leg on a second pooled "
@@ -70,9 +77,23 @@ class KnowledgeSettings(PartSettings):
     knowledge_vector_ef_search: int = count(
         200,
         "PostgreSQL: HNSW candidate list per vector search (`hnsw.ef_search`, at "
-        "least the leg's candidates); higher finds more of the exact nearest, slower, and "
+        "least the leg's candidates) while the chunk table is smaller than "
+        "`knowledge_vector_large_table`; higher finds more of the exact nearest, slower, and "
         "makes the planner prefer an exact scan on small tables (10k chunks: from 250 on).",
         most=1_000,
+    )
+    knowledge_vector_ef_search_large: int = count(
+        400,
+        "PostgreSQL: HNSW candidate list once the chunk table holds "
+        "`knowledge_vector_large_table` chunks (a larger graph needs a longer list for the "
+        "same recall).",
+        most=1_000,
+    )
+    knowledge_vector_large_table: int = Field(
+        default=500_000,
+        ge=0,
+        description="PostgreSQL: chunks in the table (the planner's estimate) from which "
+        "`knowledge_vector_ef_search_large` holds.",
     )
     knowledge_max_search_limit: int = count(50, "Largest `limit` a search accepts.", most=1_000)
     knowledge_rrf_k: int = Field(

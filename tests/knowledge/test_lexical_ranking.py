@@ -4,6 +4,7 @@ and delete."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import event, text
 
 from agentur.knowledge.lexical_plan import make_plan
@@ -110,12 +111,18 @@ async def test_postgres_term_stats_follow_writes_and_deletes(
     assert found[(acme, "")][0] == 1 and found[(other, "lynx")][0] == 1
 
 
+@pytest.mark.parametrize("checked", [None, 1])
 async def test_best_matches_hidden_from_the_caller_do_not_crowd_out_theirs(
-    runtime: Runtime, store: KnowledgeStore, tenants
+    runtime: Runtime, store: KnowledgeStore, tenants, checked: int | None
 ) -> None:
     """A colleague's personal file holds 150 chunks that match better than Alice's one chunk:
     more than the matches ranked before the visibility filter (SQLite: FTS5's best 2 × limit;
-    PostgreSQL: the cheap score's best). Alice still finds hers, and only hers."""
+    PostgreSQL: the cheap score's best `checked`, with 1 far fewer than the crowd, so only
+    checking every candidate again finds hers). Alice still finds hers, and only hers."""
+    if checked is not None:
+        narrow = knowledge_settings(knowledge_lexical_checked=checked, knowledge_lexical_rescored=1)
+        use_knowledge_store(runtime, KnowledgeStore(runtime, narrow))
+        store = runtime.__dict__["_knowledge_store"]
     alice = await tenants.member("acme")
     colleague = await tenants.member("acme")
     body = "\n\n".join(f"## Part {i}\n\nquokka quokka quokka {i}" for i in range(150))

@@ -136,3 +136,41 @@ async def test_vector_leg_passes_over_what_the_caller_may_not_see(
     exact = ids[np.argsort(-(mine @ target))[:10]]
     assert [hit.chunk_id for hit in result.hits][:3] == exact[:3].tolist()
     assert len(set(hit.chunk_id for hit in result.hits) & set(exact.tolist())) >= 9
+
+
+async def test_postgres_candidate_list_grows_with_the_table(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    """`hnsw.ef_search` follows the table's size (the planner's estimate after ANALYZE): the
+    short list below `knowledge_vector_large_table` chunks, the long one from it on; the search
+    still finds the nearest chunk either way."""
+    if runtime.database.is_sqlite:
+        return  # SQLite's bit index has no candidate list
+    alice = await tenants.member()
+    rng = np.random.default_rng(3)
+    vectors = _file_vectors(rng, shift=0.0)
+    ids = np.array(await _ids_by_row(runtime, [await _write(runtime, alice, 0, vectors)]))
+    async with runtime.database.engine.connect() as connection:
+        await connection.execution_options(isolation_level="AUTOCOMMIT")
+        await connection.execute(text("ANALYZE knowledge_chunks"))
+    chosen = {}
+    for large_table in (PER_FILE + 1, PER_FILE):
+        settings = KnowledgeSettings(
+            knowledge_vector_ef_search=60,
+            knowledge_vector_ef_search_large=90,
+            knowledge_vector_large_table=large_table,
+        )
+        search = KnowledgeSearch(Embedder(None, MODEL), settings)
+        async with runtime.database.session() as session:
+            result = await search.search(
+                session,
+                "chunk",
+                alice.context,
+                limit=10,
+                query_vector=vectors[7].tolist(),
+                legs=("vector",),
+            )
+            assert result.hits[0].chunk_id == ids[7]
+            # Set for the search's transaction, which is still open.
+            chosen[large_table] = await session.scalar(text("SHOW hnsw.ef_search"))
+    assert chosen == {PER_FILE + 1: "60", PER_FILE: "90"}
