@@ -120,8 +120,21 @@ def _raw_result(text: str) -> bool:
         value = json.loads(body)
     except ValueError:
         return False
-    objects = value if isinstance(value, list) else [value]
-    return any(isinstance(o, dict) and any(_ID_KEY.match(str(k)) for k in o) for o in objects)
+    return _names_ids(value)
+
+
+def _names_ids(value: object, depth: int = 0) -> bool:
+    """Some object in `value` (nested up to three levels: `{"files": [{"file_id": …}]}`) has
+    an id key."""
+    if depth > 3:
+        return False
+    if isinstance(value, dict):
+        return any(_ID_KEY.match(str(key)) for key in value) or any(
+            _names_ids(item, depth + 1) for item in value.values()
+        )
+    if isinstance(value, list):
+        return any(_names_ids(item, depth + 1) for item in value)
+    return False
 
 
 def answer_problem(text: str, request: str = "", tools: Collection[str] = ()) -> str | None:

@@ -78,6 +78,8 @@ PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
         # Qwen2.5-Coder-1.5B asked when a shop opens per hours.md: a file's metadata.
         '```\n{"file_id": "f68b3e34", "name": "summary.txt", "folder_id": null, "size": 25}\n```',
         '[{"id": "f1", "name": "hours.md"}]',
+        # the same model's answer to "Which files do I have?": a listing it made up
+        '```\n{"files": [{"file_id": "c393", "name": "notes.txt"}], "total": 1}\n```',
     ],
 )
 def test_replies_that_are_no_answer(reply: str) -> None:
