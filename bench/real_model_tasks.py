@@ -41,6 +41,8 @@ DEFINITION: dict[str, Any] = {
     ],
 }
 PHONE = re.compile(r"\+?\d[\d ]{7,}\d")
+# hours.md says "Saturday 9:00 to 16:00"; "4 PM" is as right as "16:00"
+SATURDAY_CLOSING = re.compile(r"\b16\b|\b4(?::00)?\s*(?:pm|p\.m\.)", re.IGNORECASE)
 
 
 # --- agent tasks ------------------------------------------------------------------------------
@@ -86,7 +88,8 @@ def agent_tasks(bench: Bench) -> list[tuple[str, Callable[[], Awaitable[tuple[bo
             bench, "According to my file hours.md, when is the shop open on Saturday?"
         )
         final = run["final_text"]
-        return run["status"] == "completed" and "16" in final and "9" in final, _note(run)
+        closes = SATURDAY_CLOSING.search(final) is not None
+        return run["status"] == "completed" and closes and "9" in final, _note(run)
 
     async def refuse_to_invent() -> tuple[bool, str]:
         run = await agent(bench, "What is the phone number of our Geneva branch, per my files?")

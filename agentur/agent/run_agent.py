@@ -233,7 +233,7 @@ class AgentDriver(LoopDriver):
 
     async def answer(self, step: int, turn: ModelTurn) -> str | None:
         try:
-            final_text = settle_final_answer(self.run, turn.text)
+            final_text = settle_final_answer(self.run, turn.text, self.knowledge)
         except RetryRound:
             return None
         self.run.conversation.add_assistant(final_text, ())

@@ -48,8 +48,10 @@ class RunState:
     last_text: str = ""
     # A corrective message about a tool call written as text was sent and not yet heeded.
     text_call_corrected: bool = False
-    # A corrective message about a reply that was no answer was sent (check_final_answer).
+    # A corrective message about a reply that was no answer was sent (check_final_answer),
+    # about this reply.
     answer_corrected: bool = False
+    rejected_answer: str = ""
     # A tool that changes something (not `read_only`) succeeded in this run.
     made_a_change: bool = False
     # A corrective message about a requested change that no tool made was sent.

@@ -7,14 +7,11 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from agentur.agent.check_final_answer import (
-    CHANGE_NOTE,
-    CORRECTION,
-    answer_problem,
-    salvaged_answer,
-)
+from agentur.agent.answer_problems import answer_problem
+from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION
 from agentur.agent.config import AgentConfig
 from agentur.agent.run_agent import run_agent
+from agentur.agent.salvage_answer import salvaged_answer, without_hints
 from agentur.ai.messages import Role
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.context import RequestContext
@@ -281,3 +278,47 @@ async def test_a_run_whose_corrected_answer_is_still_cluttered_ends_with_what_it
     ai, _ = scripted([ScriptedTurn(text=CLUTTERED), ScriptedTurn(text=CLUTTERED)])
     result = await run_agent("Who owns notes.txt?", AgentConfig(), CONTEXT, deps(ai, [read]))
     assert result.status == "failed"
+
+
+# Qwen2.5-Coder-1.5B asked in German, both replies: the first holds the answer between copies
+# of the knowledge block; the second, after the correction, only the copies.
+PASSAGE = "- [notes.txt (file_id c393)] Project Alpenblick kick-off\nBudget: CHF 48,000"
+GERMAN_REQUEST = "Wer leitet das Projekt Alpenblick und wie hoch ist das Budget?"
+GERMAN_FIRST = f"""### Relevant documents
+{PASSAGE}
+Owner: Mara Keller
+
+[End of relevant documents.]
+
+### Question
+{GERMAN_REQUEST}
+
+### Answer
+- [notes.txt (file_id c393)] Das Projekt Alpenblick leitet Mara Keller.
+- Das Budget für das Projekt Alpenblick beträgt CHF 48,000."""
+ONLY_CONTEXT = f"### Relevant documents\n{PASSAGE}\n\n[End of relevant documents.]"
+
+
+def test_the_knowledge_passages_ground_a_salvaged_answer_but_hints_do_not() -> None:
+    knowledge = f"### Relevant documents\n{PASSAGE}\nOwner: Mara Keller"
+    salvaged = salvaged_answer(GERMAN_FIRST, GERMAN_REQUEST, (), knowledge)
+    assert salvaged is not None
+    assert "Das Projekt Alpenblick leitet Mara Keller." in salvaged and "48,000" in salvaged
+    assert "file_id" not in salvaged and "[End of" not in salvaged
+    assert GERMAN_REQUEST not in salvaged  # the question's echo is dropped
+    assert salvaged_answer(ONLY_CONTEXT, GERMAN_REQUEST, (), knowledge) is None
+    hints = "### Hints from other workflows\n- workflow w1 (0.81): Mara Keller, CHF 48,000"
+    assert "Mara" not in without_hints(hints) and without_hints(knowledge) == knowledge
+    assert salvaged_answer(GERMAN_FIRST, GERMAN_REQUEST, (), without_hints(hints)) is None
+
+
+async def _notes_with_budget(args: Nothing, context: ToolContext) -> dict:
+    return {"name": "notes.txt", "content": "Budget: CHF 48,000\nOwner: Mara Keller"}
+
+
+async def test_when_the_corrected_reply_holds_nothing_the_first_one_is_salvaged() -> None:
+    read = Tool("read_file", "Read a file.", Nothing, _notes_with_budget, read_only=True)
+    turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=GERMAN_FIRST)]
+    ai, _ = scripted([*turns, ScriptedTurn(text=ONLY_CONTEXT)])
+    result = await run_agent(GERMAN_REQUEST, AgentConfig(), CONTEXT, deps(ai, [read]))
+    assert result.status == "completed" and "leitet Mara Keller" in result.final_text
