@@ -14,6 +14,7 @@ from agentur.storage.models import File
 from agentur.tools.text_input import document_text
 from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import change_files, file_service, shown_text
+from agentur.workspace.file_attributes import validate_tags
 from agentur.workspace.files import FileService, OnConflict
 from agentur.workspace.text_window import NotTextError, decode_text
 from agentur.workspace.text_window import window as text_window
@@ -121,6 +122,8 @@ async def list_files(args: ListFilesArguments, context: ToolContext) -> dict[str
             limit=args.limit,
             offset=args.offset,
         )
+        if listing.total == 0 and args.tags:
+            await _check_tags(files, args.tags)
         tags = await files.tags_of(f.id for f in listing.files)
     return {
         "files": [describe(f, tags[f.id]) for f in listing.files],
@@ -130,6 +133,19 @@ async def list_files(args: ListFilesArguments, context: ToolContext) -> dict[str
         if args.offset + len(listing.files) < listing.total
         else None,
     }
+
+
+async def _check_tags(files: FileService, tags: list[str]) -> None:
+    """A tag no visible file has is an error naming the tags in use (seen from a 1.5B model:
+    a file's name passed as a tag, and an empty listing it then made up a result for)."""
+    wanted = validate_tags(tags)
+    known = set(await files.tags_in_use(among=wanted))
+    if unknown := [tag for tag in wanted if tag not in known]:
+        in_use = ", ".join(await files.tags_in_use()) or "none"
+        raise NotFoundError(
+            f"no file you can see has the tag(s) {', '.join(unknown)}; tags in use: {in_use}. "
+            "To find a file by its name, use `search`."
+        )
 
 
 # --- search_in_file_content ------------------------------------------------------------------

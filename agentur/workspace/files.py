@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from agentur.context import RequestContext
 from agentur.errors import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from agentur.storage.blob_store import BlobStore, StoredBlob
-from agentur.storage.models import ROOT_FOLDER_KEY, File, utc_now
+from agentur.storage.models import ROOT_FOLDER_KEY, File, FileTag, utc_now
 from agentur.storage.unique_change import unique_change
 from agentur.workspace import file_rows
 from agentur.workspace.file_attributes import OnConflict, mime_type_for, validate_tags
@@ -97,6 +97,20 @@ class FileService:
 
     async def tags_of(self, file_ids: Iterable[str]) -> dict[str, list[str]]:
         return await file_rows.tags_of(self.session, file_ids)
+
+    async def tags_in_use(self, among: Sequence[str] | None = None, limit: int = 30) -> list[str]:
+        """Tags of files the caller can see (only those `among`, when given), alphabetically."""
+        query = (
+            select(FileTag.tag)
+            .join(File, File.id == FileTag.file_id)
+            .where(visible_files(self.context))
+            .distinct()
+            .order_by(FileTag.tag)
+            .limit(limit)
+        )
+        if among is not None:
+            query = query.where(FileTag.tag.in_(list(among)))
+        return list((await self.session.execute(query)).scalars())
 
     async def read_bytes(self, file_id: str) -> tuple[File, bytes]:
         file = await self.get(file_id)

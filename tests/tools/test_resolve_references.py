@@ -111,3 +111,25 @@ async def test_another_tenants_file_is_never_found_by_name(
     ids = await _seed(runtime, alice)
     out = await _run(runtime, mallory, call("read_file", "r", file_id="aqualumen-x3-guide.txt"))
     assert out["r"]["is_error"] and ids["guide"] not in out["r"]["content"]
+
+
+async def test_a_tag_no_file_has_is_an_error_naming_the_tags_in_use(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    ids = await _seed(runtime, alice)
+    async with runtime.database.session() as session:
+        files = FileService(session, runtime.blobs, alice.context, runtime.workspace_limits)
+        await files.set_tags(ids["guide"], ["manual"])
+        await files.commit()
+    # a 1.5B model's call: a file's name passed as a tag
+    out = await _run(
+        runtime,
+        alice,
+        call("list_files", "name", tags=["notes.txt"]),
+        call("list_files", "tag", tags=["manual"]),
+    )
+    assert out["name"]["is_error"] and "notes.txt" in out["name"]["content"]
+    assert "tags in use: manual" in out["name"]["content"]
+    listed = json.loads(out["tag"]["content"])["files"]
+    assert [f["file_id"] for f in listed] == [ids["guide"]]
