@@ -42,7 +42,12 @@ def settle_text_tool_calls(run: RunState, response: AiResponse, offer: StepOffer
         return response
     found = find_text_tool_calls(response.text, offer.names, id_prefix=f"text_r{run.rounds}")
     if not found.looks_like_call:
-        return response
+        # without empty call tags (`<tools></tools>`), which are neither a call nor an answer
+        return (
+            replace(response, text=found.remaining)
+            if found.remaining != response.text.strip()
+            else response
+        )
     spec = spec_for(run, response.model)
     recovered = bool(found.calls) and spec is not None and spec.recover_text_tool_calls
     run.trace.add(

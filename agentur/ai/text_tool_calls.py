@@ -61,8 +61,12 @@ def find_text_tool_calls(
 ) -> TextToolCalls:
     """Recover tool calls written in `text`; `offered` are the tool names of this round."""
     found: list[tuple[int, int, dict[str, Any] | None]] = []
+    empty: list[tuple[int, int]] = []  # `<tools></tools>`: no call, and not part of the text
     for match in _TAGGED.finditer(text):
         body = match.group("body") if match.group("tag") else match.group("mistral")
+        if not (body or "").strip():
+            empty.append((match.start(), match.end()))
+            continue
         objects = list(_json_objects(body or ""))
         found += [(match.start(), match.end(), _call_dict(o)) for o in objects] or [
             (match.start(), match.end(), None)
@@ -81,7 +85,8 @@ def find_text_tool_calls(
         ToolCall(f"{id_prefix}_{index}", call["name"], call["arguments"])
         for index, call in enumerate(distinct.values())
     )
-    return TextToolCalls(calls, _without(text, [(s, e) for s, e, _ in found]), bool(found))
+    remaining = _without(text, [(s, e) for s, e, _ in found] + empty)
+    return TextToolCalls(calls, remaining, bool(found))
 
 
 def _without(text: str, spans: list[tuple[int, int]]) -> str:

@@ -134,3 +134,11 @@ def test_broken_json_naming_an_offered_tool_is_repaired_or_still_a_call() -> Non
     assert cut.looks_like_call and cut.calls == ()
     # JSON that names no offered tool stays part of an answer.
     assert not find_text_tool_calls('Totals: {"a": 1, "b": [2', ["write_file"]).looks_like_call
+
+
+def test_empty_call_tags_are_no_call_and_no_text() -> None:
+    # Qwen2.5-Coder-1.5B's whole reply to a German question, twice
+    found = find_text_tool_calls("<tools></tools>", OFFERED)
+    assert not found.looks_like_call and found.calls == () and found.remaining == ""
+    found = find_text_tool_calls("Mara Keller leitet es. <tool_call> </tool_call>", OFFERED)
+    assert not found.looks_like_call and found.remaining == "Mara Keller leitet es."
