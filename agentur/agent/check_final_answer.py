@@ -15,10 +15,12 @@ note that nothing was changed — unless the answer itself says what could not b
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import NoReturn
 
 from agentur.agent.answer_problems import answer_problem, states_failure
 from agentur.agent.dependencies import RunStatus
+from agentur.agent.quoted_claims import unsupported_quote
 from agentur.agent.recover_text_tool_calls import RetryRound
 from agentur.agent.redact import redact_text
 from agentur.agent.requested_change import asks_for_change
@@ -45,6 +47,12 @@ CHANGE_CORRECTION = (
     "anything has succeeded in this run: nothing has been done yet. Do it now by calling the "
     "tool for it ({tools}), or tell the user plainly why it cannot be done."
 )
+QUOTE_CORRECTION = (
+    'Your answer quotes "{quote}", but nothing this run read (tool results, knowledge '
+    "passages) contains it. Answer only from what the tools returned, quote only what they "
+    "returned, and say plainly what was not found."
+)
+QUOTE_NOTE = "(agentur: the quote «{quote}» is in nothing this run read)"
 CHANGE_NOTE = "(agentur: nothing was changed in this run — no tool that makes changes succeeded)"
 
 
@@ -62,14 +70,23 @@ def settle_final_answer(run: RunState, text: str, knowledge: str = "") -> str:
     `RetryRound` after adding a corrective message, `StopRun` when the corrected reply is still
     no answer."""
     offered = run.offer.by_name if run.offer else {}
-    problem = answer_problem(text, run.prepared.prompt, offered)
+    request = run.prepared.prompt
+    problem = answer_problem(text, request, offered)
     failed_errors = run.failed_round_errors
     said_failure = states_failure(text)
     unmade = [] if problem or failed_errors or said_failure else _writing_tools(run)
-    if problem is None and (not failed_errors or said_failure) and not unmade:
+    read = _what_the_run_read(run, knowledge)
+    quote = None if problem or unmade else unsupported_quote(text, read, request)
+    if problem is None and (not failed_errors or said_failure) and not unmade and not quote:
         run.answer_corrected = False
         return text
-    reason = problem or ("tool calls failed" if failed_errors else "no change made as asked")
+    reason = problem or (
+        "tool calls failed"
+        if failed_errors
+        else "no change made as asked"
+        if unmade
+        else f"quotes what nothing read holds: {quote}"
+    )
     run.trace.add(
         TraceKind.answer_rejected,
         {"problem": reason, "text": redact_text(text[:2_000])},
@@ -80,31 +97,15 @@ def settle_final_answer(run: RunState, text: str, knowledge: str = "") -> str:
             return f"{text.rstrip()}\n\n{CHANGE_NOTE}"
         run.change_corrected = True
         _correct(run, text, CHANGE_CORRECTION.format(tools=", ".join(unmade[:8])))
+    if quote and not failed_errors:
+        if run.quote_corrected:
+            return f"{text.rstrip()}\n\n{QUOTE_NOTE.format(quote=quote[:200])}"
+        run.quote_corrected = True
+        _correct(run, text, QUOTE_CORRECTION.format(quote=quote[:200]))
     errors = "; ".join(failed_errors)[:600]
     if run.answer_corrected:
         if problem is not None:
-            tool_results = [m.content for m in run.conversation.turns if m.role is Role.tool]
-            found = "\n".join([*tool_results, without_hints(knowledge)])
-            # the corrected reply first, else the one that was corrected
-            salvaged = next(
-                (
-                    answer
-                    for reply in (text, run.rejected_answer)
-                    if (answer := salvaged_answer(reply, run.prepared.prompt, offered, found))
-                ),
-                None,
-            )
-            if salvaged is None:
-                raise StopRun(
-                    RunStatus.failed,
-                    f"the model's answer was not accepted after a correction: {problem}",
-                )
-            run.trace.add(
-                TraceKind.answer_rejected,
-                {"problem": problem, "salvaged": redact_text(salvaged[:2_000])},
-                round_index=run.rounds,
-            )
-            return salvaged
+            return _salvaged(run, text, problem, read, offered)
         return f"{text.rstrip()}\n\n{FAILURE_NOTE.format(errors=errors)}"
     run.answer_corrected = True
     run.rejected_answer = text
@@ -115,6 +116,38 @@ def settle_final_answer(run: RunState, text: str, knowledge: str = "") -> str:
         if problem is not None
         else FAILED_TOOLS_CORRECTION.format(errors=errors),
     )
+
+
+def _what_the_run_read(run: RunState, knowledge: str) -> str:
+    """The run's tool results and the round's knowledge passages (not the hints of other
+    workflows): what an answer's facts and quotes may come from."""
+    tool_results = [m.content for m in run.conversation.turns if m.role is Role.tool]
+    return "\n".join([*tool_results, without_hints(knowledge)])
+
+
+def _salvaged(run: RunState, text: str, problem: str, read: str, offered: Collection[str]) -> str:
+    """What is left of the corrected reply, else of the one that was corrected; `StopRun`
+    when neither holds a grounded answer."""
+    salvaged = next(
+        (
+            answer
+            for reply in (text, run.rejected_answer)
+            if (answer := salvaged_answer(reply, run.prepared.prompt, offered, read))
+        ),
+        None,
+    )
+    if salvaged is None:
+        raise StopRun(
+            RunStatus.failed, f"the model's answer was not accepted after a correction: {problem}"
+        )
+    run.trace.add(
+        TraceKind.answer_rejected,
+        {"problem": problem, "salvaged": redact_text(salvaged[:2_000])},
+        round_index=run.rounds,
+    )
+    if quote := unsupported_quote(salvaged, read, run.prepared.prompt):
+        return f"{salvaged}\n\n{QUOTE_NOTE.format(quote=quote[:200])}"
+    return salvaged
 
 
 def _correct(run: RunState, text: str, correction: str) -> NoReturn:

@@ -1,0 +1,61 @@
+"""Quotes in an agent's answer must come from what the run read."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from agentur.agent.check_final_answer import QUOTE_NOTE
+from agentur.agent.config import AgentConfig
+from agentur.agent.quoted_claims import unsupported_quote
+from agentur.agent.run_agent import run_agent
+from agentur.ai.messages import Role
+from agentur.ai.providers.scripted import ScriptedTurn
+from agentur.context import RequestContext
+from agentur.context import Role as UserRole
+from agentur.tools.tool import Tool, ToolContext
+from tests.agent.support import call, deps, scripted
+
+CONTEXT = RequestContext("u1", "m1", UserRole.member, timezone="Europe/Zurich")
+HOURS = "The Lenzburg shop is open Monday to Friday 8:00 to 18:30 and Saturday 9:00 to 16:00."
+REQUEST = "What is the phone number of our Geneva branch, per my files?"
+# Qwen2.5-Coder-1.5B, its files holding no phone number
+INVENTED = 'From the [hours.md] document, I find the following:\n"Phone: +41 23 456 7890"'
+
+
+def test_a_quote_must_be_in_what_was_read_or_asked() -> None:
+    assert unsupported_quote(INVENTED, HOURS, REQUEST) == "Phone: +41 23 456 7890"
+    assert unsupported_quote('It says "Saturday 9:00 to 16:00."', HOURS, REQUEST) is None
+    # the user's own words, short labels and code are not checked
+    assert unsupported_quote('You asked for "our Geneva branch".', HOURS, REQUEST) is None
+    assert unsupported_quote('The file "hours.md" has them.', HOURS, REQUEST) is None
+    assert unsupported_quote('Run `echo "a b c d 123"`.', HOURS, REQUEST) is None
+    assert unsupported_quote("Laut Datei: «Samstag 9 bis 17 Uhr»", HOURS, REQUEST) is not None
+
+
+class Nothing(BaseModel):
+    pass
+
+
+async def _hours(args: Nothing, context: ToolContext) -> dict:
+    return {"name": "hours.md", "content": HOURS}
+
+
+READ = Tool("read_file", "Read hours.md.", Nothing, _hours, read_only=True)
+
+
+async def test_an_invented_quote_is_corrected_then_marked() -> None:
+    turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=INVENTED)]
+    ai, provider = scripted([*turns, ScriptedTurn(text=INVENTED)])
+    result = await run_agent(REQUEST, AgentConfig(), CONTEXT, deps(ai, [READ]))
+    assert result.status == "completed" and result.rounds == 3
+    assert result.final_text.endswith(QUOTE_NOTE.format(quote="Phone: +41 23 456 7890"))
+    correction = [m for m in provider.received[2].messages if not m.volatile][-1]
+    assert correction.role is Role.user and "nothing this run read" in correction.content
+
+
+async def test_a_corrected_answer_without_the_quote_is_taken() -> None:
+    honest = "Your files hold no phone number for a Geneva branch; hours.md has opening hours only."
+    turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=INVENTED)]
+    ai, _ = scripted([*turns, ScriptedTurn(text=honest)])
+    result = await run_agent(REQUEST, AgentConfig(), CONTEXT, deps(ai, [READ]))
+    assert result.status == "completed" and result.final_text == honest
