@@ -16,6 +16,7 @@ from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.workspace_access import change_files, file_service, shown_text
 from agentur.workspace.file_attributes import validate_tags
 from agentur.workspace.files import FileService, OnConflict
+from agentur.workspace.line_search import query_words, whole_query_lines, word_lines
 from agentur.workspace.text_window import NotTextError, decode_text
 from agentur.workspace.text_window import window as text_window
 
@@ -162,9 +163,8 @@ class SearchInFileContentArguments(BaseModel):
 async def search_in_file_content(
     args: SearchInFileContentArguments, context: ToolContext
 ) -> dict[str, Any]:
-    needle = args.query if args.case_sensitive else args.query.lower()
-    matches: list[dict[str, Any]] = []
     skipped: list[str] = []
+    texts: list[tuple[File, str]] = []
     async with file_service(context) as files:
         if args.file_ids:
             candidates = [await files.get(file_id) for file_id in args.file_ids]
@@ -176,30 +176,39 @@ async def search_in_file_content(
                 skipped.append(file.name)
                 continue
             try:
-                text = decode_text(files.blobs.read_bytes(file.sha256), file.mime_type)
+                texts.append(
+                    (file, decode_text(files.blobs.read_bytes(file.sha256), file.mime_type))
+                )
             except InvalidInputError:
                 continue  # not text; document readers handle those
-            for number, line in enumerate(text.splitlines(), start=1):
-                haystack = line if args.case_sensitive else line.lower()
-                if needle in haystack:
-                    matches.append(
-                        {
-                            "file_id": file.id,
-                            "name": file.name,
-                            "line": number,
-                            "text": await shown_text(context, file, line[:MAX_MATCH_LINE_CHARS]),
-                        }
-                    )
-                    if len(matches) >= args.max_matches:
-                        break
-            if len(matches) >= args.max_matches:
-                break
-    return {
-        "matches": matches,
+    found = [
+        (file, match)
+        for file, text in texts
+        for match in whole_query_lines(text, args.query, case_sensitive=args.case_sensitive)
+    ]
+    words = query_words(args.query) if not found else ()
+    if len(words) > 1:  # no line holds the whole query: the lines holding most of its words
+        found = [(file, match) for file, text in texts for match in word_lines(text, words)]
+        found.sort(key=lambda item: -len(item[1].words))
+    shown = found[: args.max_matches]
+    result: dict[str, Any] = {
+        "matches": [
+            {
+                "file_id": file.id,
+                "name": file.name,
+                "line": match.number,
+                "text": await shown_text(context, file, match.line[:MAX_MATCH_LINE_CHARS]),
+                **({"words": list(match.words)} if match.words else {}),
+            }
+            for file, match in shown
+        ],
         "searched_files": len(candidates),
-        "limit_reached": len(matches) >= args.max_matches,
+        "limit_reached": len(found) >= args.max_matches,
         "skipped_large_files": skipped,
     }
+    if shown and words:
+        result["note"] = "no line holds the whole query; these lines hold some of its words"
+    return result
 
 
 # --- write_file ------------------------------------------------------------------------------
