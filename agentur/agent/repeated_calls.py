@@ -5,13 +5,15 @@ wrote its whole plan again as text with the same `create_folder` call first, whi
 because the folder existed, and never reached the copy). A repeated send or write is also the
 kind of duplicate a user least wants. So an identical call to a tool that is not read-only,
 after the same call succeeded in this run, is answered from the first call's result with a
-note to go on, instead of being run again.
+note to go on, instead of being run again. A read-only call runs again (what it reads may have
+changed), but when it returns what the same call returned before, the result says so — a small
+model otherwise repeats a search that found nothing round after round.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentur.ai.messages import ToolCall
 from agentur.tool_loop.run_tool import ToolOutcome
@@ -22,6 +24,10 @@ ALREADY_DONE = (
     "{result}. Go on with the next step of the request, or answer if all is done."
 )
 RESULT_CHARS = 600
+SAME_AGAIN = (
+    "\n(agentur: the same call returned the same in round {round}; repeating it will not "
+    "find more — change the arguments or use another tool)"
+)
 
 
 def _key(call: ToolCall) -> str:
@@ -33,6 +39,8 @@ class SucceededCalls:
     """This run's successful calls of tools that change something, by name and arguments."""
 
     by_key: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Read-only calls: the round of the first and its result.
+    reads: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def record(self, round_index: int, tool: Tool | None, outcome: ToolOutcome) -> None:
         if tool is not None and not tool.read_only and not outcome.is_error:
@@ -45,3 +53,14 @@ class SucceededCalls:
         round_index, content = earlier
         note = ALREADY_DONE.format(round=round_index, result=content[:RESULT_CHARS])
         return ToolOutcome(call, note, is_error=False, duration_ms=0.0)
+
+    def mark_repeated_read(
+        self, round_index: int, tool: Tool | None, outcome: ToolOutcome
+    ) -> ToolOutcome:
+        """`outcome` of a read-only call, noted when an identical call returned the same."""
+        if tool is None or not tool.read_only or outcome.is_error:
+            return outcome
+        earlier = self.reads.setdefault(_key(outcome.call), (round_index, outcome.content))
+        if earlier[0] == round_index or earlier[1] != outcome.content:
+            return outcome
+        return replace(outcome, content=outcome.content + SAME_AGAIN.format(round=earlier[0]))

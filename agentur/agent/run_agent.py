@@ -265,8 +265,10 @@ class AgentDriver(LoopDriver):
         await self.run.trace.flush()
 
     async def run_call(self, tool: Tool | None, call: ToolCall) -> ToolOutcome:
-        repeated = self.run.succeeded_calls.repeat(tool, call)
-        return repeated if repeated is not None else await super().run_call(tool, call)
+        calls = self.run.succeeded_calls
+        if (repeated := calls.repeat(tool, call)) is not None:
+            return repeated
+        return calls.mark_repeated_read(self.run.rounds, tool, await super().run_call(tool, call))
 
 
 def _trace_round(run: RunState, round_index: int, started: float, tool_calls: int) -> None:

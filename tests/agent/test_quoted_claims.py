@@ -1,4 +1,5 @@
-"""Quotes in an agent's answer must come from what the run read."""
+"""Quotes in an agent's answer must come from what the run read; a read that returns the same
+again says so."""
 
 from __future__ import annotations
 
@@ -59,3 +60,15 @@ async def test_a_corrected_answer_without_the_quote_is_taken() -> None:
     ai, _ = scripted([*turns, ScriptedTurn(text=honest)])
     result = await run_agent(REQUEST, AgentConfig(), CONTEXT, deps(ai, [READ]))
     assert result.status == "completed" and result.final_text == honest
+
+
+async def test_a_read_that_returns_the_same_again_says_so() -> None:
+    turns = [
+        ScriptedTurn.calls(call("read_file", "c1")),
+        ScriptedTurn.calls(call("read_file", "c2")),
+    ]
+    ai, provider = scripted([*turns, ScriptedTurn(text="Saturday 9:00 to 16:00.")])
+    result = await run_agent(REQUEST, AgentConfig(), CONTEXT, deps(ai, [READ]))
+    assert result.status == "completed"
+    first, second = [m.content for m in provider.received[2].messages if m.role is Role.tool]
+    assert "same call returned the same in round 1" in second and "agentur" not in first
