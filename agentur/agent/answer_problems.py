@@ -36,6 +36,9 @@ CONTEXT_TITLES = frozenset(
 CONTEXT_LINE = re.compile(
     r"\[(?:Context for this round|End of agentur's context)"  # the block's delimiters
     r"|^\s*\[End of [^\]\n]{1,60}\]\s*$"  # a section's end, as small models imitate it
+    # the clock's and the language's fixed sentences
+    r"|The user's local time is \d|Interpret relative dates such as"
+    r"|The user writes in \w+\. Answer in"
     r"|^\s*-\s*(?:round \d+|workflow \S+)\b[^\n]{0,40}\(\d\.\d\d\)"  # memory and hint lines
     r"|\b[a-z][a-z0-9_]{2,63} \((?:ok|error)\): "  # a round's tool results as memory holds them
     r"|^\s*-\s*\[[^\]\n]*\bfile_id\b[^\]\n]*\]",  # a knowledge passage's header

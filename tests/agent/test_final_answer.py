@@ -67,6 +67,9 @@ PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
         FAKE_TOOL_RESPONSE,
         "",
         "****",  # Qwen2.5-Coder-1.5B's last reply in a German task: markdown, nothing in it
+        # the same model's answer to a question its files could not answer: the clock block
+        "Today is Thursday, 2026-12-03. The user's local time is 12:16 in the time zone UTC "
+        "(UTC+00:00). Interpret relative dates such as 'today', 'last month' or 'Q1'",
         "[Context for this round, from agentur — not written by the user]\nToday is Monday.",
         "### Hints from other workflows\n- workflow w1 (0.81): summary.txt was created",
         '<function=write_file>{"content": "x"}</function>',
