@@ -118,7 +118,10 @@ def _untagged(
                 spans.append((start, len(text), body))
             continue
         doubled = body != text[start:]
-        spans.append((start, len(text) if doubled else start + length, body[:length]))
+        # doubled braces shift every offset: the rest of the text is read as one body
+        spans.append(
+            (start, len(text), body) if doubled else (start, start + length, body[:length])
+        )
     for start, end, body in spans:
         objects = list(_json_objects(body))
         if not objects and _names_offered(body, offered):
@@ -151,15 +154,22 @@ def _has_arguments(candidate: dict[str, Any]) -> bool:
 
 
 def _json_objects(body: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects in `body` (an object, a list of them, or doubled braces)."""
+    """The JSON objects in `body` (an object, a list of them, or doubled braces), and those
+    that follow it on the next lines (one call per line)."""
     body = body.strip()
+    decoder = json.JSONDecoder()
     for variant in (body, _undouble(body)):
-        try:
-            value, _ = json.JSONDecoder().raw_decode(variant)
-        except ValueError:
-            continue
-        items = value if isinstance(value, list) else [value]
-        objects = [item for item in items if isinstance(item, dict)]
+        objects: list[dict[str, Any]] = []
+        position = 0
+        while position < len(variant):
+            try:
+                value, position = decoder.raw_decode(variant, position)
+            except ValueError:
+                break
+            items = value if isinstance(value, list) else [value]
+            objects += [item for item in items if isinstance(item, dict)]
+            while position < len(variant) and variant[position].isspace():
+                position += 1
         if objects:
             yield from objects
             return

@@ -142,3 +142,16 @@ def test_empty_call_tags_are_no_call_and_no_text() -> None:
     assert not found.looks_like_call and found.calls == () and found.remaining == ""
     found = find_text_tool_calls("Mara Keller leitet es. <tool_call> </tool_call>", OFFERED)
     assert not found.looks_like_call and found.remaining == "Mara Keller leitet es."
+
+
+def test_calls_on_consecutive_lines_are_all_recovered() -> None:
+    # Qwen2.5-Coder-1.5B: two calls in doubled braces, one per line; the copy was lost
+    text = (
+        '{{"name": "list_files", "arguments": {"search": "notes"}}}\n'
+        '{{"name": "read_file", "arguments": {"path": "a.txt"}}}'
+    )
+    found = find_text_tool_calls(text, OFFERED)
+    assert [(c.name, c.arguments) for c in found.calls] == [
+        ("list_files", {"search": "notes"}),
+        READ,
+    ]
