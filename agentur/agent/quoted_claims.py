@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 
-_QUOTED = re.compile(r'"([^"\n]{6,300})"|“([^”\n]{6,300})”|„([^“”\n]{6,300})[“”]|«([^»\n]{6,300})»')
+# A quote opens prose: not an attribute's value (`onerror="…"`) or a word's apostrophe.
+_QUOTED = re.compile(
+    r'(?<![=\w])(?:"([^"\n]{6,300})"|“([^”\n]{6,300})”|„([^“”\n]{6,300})[“”]|«([^»\n]{6,300})»)'
+)
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 _EDGES = " .,;:!?'’"
 

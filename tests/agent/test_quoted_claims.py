@@ -30,6 +30,8 @@ def test_a_quote_must_be_in_what_was_read_or_asked() -> None:
     assert unsupported_quote('You asked for "our Geneva branch".', HOURS, REQUEST) is None
     assert unsupported_quote('The file "hours.md" has them.', HOURS, REQUEST) is None
     assert unsupported_quote('Run `echo "a b c d 123"`.', HOURS, REQUEST) is None
+    # HTML in an answer: an attribute's value is no quote
+    assert unsupported_quote('<img src=x onerror="window.__xss = 1">', HOURS, REQUEST) is None
     assert unsupported_quote("Laut Datei: «Samstag 9 bis 17 Uhr»", HOURS, REQUEST) is not None
 
 
