@@ -59,7 +59,7 @@ CHANGE_NOTE = "(agentur: nothing was changed in this run — no tool that makes 
 def _writing_tools(run: RunState) -> list[str]:
     """The offered tools that change something, when the request asked for a change that no
     tool has made yet; else empty."""
-    if run.made_a_change or run.offer is None:
+    if run.succeeded_calls.by_key or run.offer is None:
         return []
     writers = sorted(tool.name for tool in run.offer.tools if not tool.read_only)
     return writers if writers and asks_for_change(run.prepared.prompt) else []

@@ -253,7 +253,6 @@ class AgentDriver(LoopDriver):
         offered = run.offer.by_name if run.offer else {}
         for outcome in outcomes:
             run.succeeded_calls.record(step, offered.get(outcome.call.name), outcome)
-        run.made_a_change = bool(run.succeeded_calls.by_key)
         run.failed_round_errors = (
             [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
         )

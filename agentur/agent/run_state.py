@@ -52,8 +52,6 @@ class RunState:
     # about this reply.
     answer_corrected: bool = False
     rejected_answer: str = ""
-    # A tool that changes something (not `read_only`) succeeded in this run.
-    made_a_change: bool = False
     # A corrective message about a requested change that no tool made was sent.
     change_corrected: bool = False
     # A corrective message about a quote that nothing the run read holds was sent.

@@ -267,7 +267,7 @@ def test_an_answer_between_copied_context_is_salvaged() -> None:
 
 
 async def _notes(args: Nothing, context: ToolContext) -> dict:
-    return {"name": "notes.txt", "content": "Owner: Mara Keller"}
+    return {"name": "notes.txt", "content": "Budget: CHF 48,000\nOwner: Mara Keller"}
 
 
 async def test_a_run_whose_corrected_answer_is_still_cluttered_ends_with_what_it_found() -> None:
@@ -315,12 +315,8 @@ def test_the_knowledge_passages_ground_a_salvaged_answer_but_hints_do_not() -> N
     assert salvaged_answer(GERMAN_FIRST, GERMAN_REQUEST, (), without_hints(hints)) is None
 
 
-async def _notes_with_budget(args: Nothing, context: ToolContext) -> dict:
-    return {"name": "notes.txt", "content": "Budget: CHF 48,000\nOwner: Mara Keller"}
-
-
 async def test_when_the_corrected_reply_holds_nothing_the_first_one_is_salvaged() -> None:
-    read = Tool("read_file", "Read a file.", Nothing, _notes_with_budget, read_only=True)
+    read = Tool("read_file", "Read a file.", Nothing, _notes, read_only=True)
     turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=GERMAN_FIRST)]
     ai, _ = scripted([*turns, ScriptedTurn(text=ONLY_CONTEXT)])
     result = await run_agent(GERMAN_REQUEST, AgentConfig(), CONTEXT, deps(ai, [read]))
