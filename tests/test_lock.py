@@ -110,3 +110,28 @@ def test_a_new_or_narrowed_dependency_is_reported() -> None:
     assert problems[2:] == ["polars>=1 is not in the lock"]  # reached through agentur[sandbox]
     assert disagreements(changed, (), LOCKS["app"].read_text())[:2] == problems[:2]
     assert unhashed("fastapi==0.1 \\\n    # via x\n") == ["fastapi==0.1"]
+
+
+def test_an_extra_that_the_venvs_pip_cannot_match_is_pinned_itself() -> None:
+    """pip 23.2 (what `python3 -m venv` brings) compares extras as spelled: a dependency asking
+    for `lxml[html_clean]` of an lxml that declares `html-clean` becomes a requirement of its
+    own, which pip then fills with the newest release — refused in hash-checking mode. Every
+    such request among the installed packages must be pinned in the test lock as written."""
+    from importlib.metadata import distributions
+
+    lock = (ROOT / "requirements" / "test.txt").read_text()
+    declared = {
+        (dist.metadata["Name"] or "").lower(): set(dist.metadata.get_all("Provides-Extra") or [])
+        for dist in distributions()
+    }
+    missing = []
+    for dist in distributions():
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            name = requirement.name.lower()
+            if requirement.marker is not None or name not in declared:
+                continue
+            for extra in requirement.extras - declared[name]:
+                if f"\n{requirement.name}[{extra}]==" not in lock:
+                    missing.append(f"{requirement.name}[{extra}] (via {dist.metadata['Name']})")
+    assert missing == [], missing
