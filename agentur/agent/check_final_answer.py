@@ -3,14 +3,17 @@
 A reply that is no answer (`answer_problems.py`: empty, copied context, tool-protocol markup,
 tool advice, a raw result) gets one corrective message; when the next reply is again not an
 answer, what is left of it without those lines is taken if it is a grounded answer
-(`salvage_answer.py`) — otherwise the run ends `failed` with the reason.
+(`salvage_answer.py`); else, when the run changed something, it ends `completed` with
+agentur's list of the changes — otherwise `failed` with the reason.
 
 After a round in which every tool call failed, the answer must say that something failed; if
 it does not even after the correction, the run still ends `completed`, with the failure stated
 by agentur under the model's text. Likewise a run asked to change something (write a file,
 copy, send; see `requested_change.py`) in which no tool that changes anything succeeded: one
 corrective message naming the tools that would, then the answer is accepted only with agentur's
-note that nothing was changed — unless the answer itself says what could not be done.
+note that nothing was changed — unless the answer itself says what could not be done. A reply
+that announces a step instead of taking it ("I would need to search notes.txt";
+`deferred_step.py`) gets one corrective message, and the next reply is taken.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Collection
 from typing import NoReturn
 
 from agentur.agent.answer_problems import answer_problem, states_failure
+from agentur.agent.deferred_step import deferred_step
 from agentur.agent.dependencies import RunStatus
 from agentur.agent.quoted_claims import unsupported_quote
 from agentur.agent.recover_text_tool_calls import RetryRound
@@ -52,7 +56,15 @@ QUOTE_CORRECTION = (
     "passages) contains it. Answer only from what the tools returned, quote only what they "
     "returned, and say plainly what was not found."
 )
+STEP_CORRECTION = (
+    'Your reply says "{phrase}" instead of answering. Do not describe a step: take it now by '
+    "calling the tool, or — when the tools have already returned what is needed (their results "
+    "are above) — answer the user's request from them."
+)
 QUOTE_NOTE = "(agentur: the quote «{quote}» is in nothing this run read)"
+DONE_NOTE = (
+    "(agentur: the model's reply could not be used — {problem}. What this run changed: {done}.)"
+)
 CHANGE_NOTE = "(agentur: nothing was changed in this run — no tool that makes changes succeeded)"
 
 
@@ -79,6 +91,14 @@ def settle_final_answer(run: RunState, text: str, knowledge: str = "") -> str:
     quote = None if problem or unmade else unsupported_quote(text, read, request)
     if problem is None and (not failed_errors or said_failure) and not unmade and not quote:
         run.answer_corrected = False
+        if not run.step_corrected and (phrase := deferred_step(text)):
+            run.step_corrected = True
+            run.trace.add(
+                TraceKind.answer_rejected,
+                {"problem": f"announces a step: {phrase}", "text": redact_text(text[:2_000])},
+                round_index=run.rounds,
+            )
+            _correct(run, text, STEP_CORRECTION.format(phrase=phrase[:120]))
         return text
     reason = problem or (
         "tool calls failed"
@@ -136,6 +156,10 @@ def _salvaged(run: RunState, text: str, problem: str, read: str, offered: Collec
         ),
         None,
     )
+    if salvaged is None and run.succeeded_calls.by_key:
+        # The work was done; only the words about it are unusable: say what was done.
+        done = "; ".join(change.describe() for change in run.succeeded_calls.by_key.values())
+        return DONE_NOTE.format(problem=problem, done=done[:1_000])
     if salvaged is None:
         raise StopRun(
             RunStatus.failed, f"the model's answer was not accepted after a correction: {problem}"

@@ -34,24 +34,42 @@ def _key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A successful call of a tool that changes something: its round, tool and result."""
+
+    round_index: int
+    tool: str
+    result: str
+
+    def describe(self) -> str:
+        """ "write_file → summary.txt (round 1)": the tool, and what its result names."""
+        try:
+            named = json.loads(self.result).get("name")
+        except (ValueError, AttributeError):
+            named = None
+        target = f" → {named}" if isinstance(named, str) and named else ""
+        return f"{self.tool}{target} (round {self.round_index})"
+
+
 @dataclass
 class SucceededCalls:
     """This run's successful calls of tools that change something, by name and arguments."""
 
-    by_key: dict[str, tuple[int, str]] = field(default_factory=dict)
+    by_key: dict[str, Change] = field(default_factory=dict)
     # Read-only calls: the round of the first and its result.
     reads: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def record(self, round_index: int, tool: Tool | None, outcome: ToolOutcome) -> None:
         if tool is not None and not tool.read_only and not outcome.is_error:
-            self.by_key.setdefault(_key(outcome.call), (round_index, outcome.content))
+            change = Change(round_index, outcome.call.name, outcome.content)
+            self.by_key.setdefault(_key(outcome.call), change)
 
     def repeat(self, tool: Tool | None, call: ToolCall) -> ToolOutcome | None:
         """The answer to `call` when it repeats a successful one, else None (run it)."""
         if tool is None or tool.read_only or (earlier := self.by_key.get(_key(call))) is None:
             return None
-        round_index, content = earlier
-        note = ALREADY_DONE.format(round=round_index, result=content[:RESULT_CHARS])
+        note = ALREADY_DONE.format(round=earlier.round_index, result=earlier.result[:RESULT_CHARS])
         return ToolOutcome(call, note, is_error=False, duration_ms=0.0)
 
     def mark_repeated_read(

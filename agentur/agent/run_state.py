@@ -56,6 +56,8 @@ class RunState:
     change_corrected: bool = False
     # A corrective message about a quote that nothing the run read holds was sent.
     quote_corrected: bool = False
+    # A corrective message about a reply that announced a step instead of taking it was sent.
+    step_corrected: bool = False
     # Successful calls that changed something; an identical call is not run again.
     succeeded_calls: SucceededCalls = field(default_factory=SucceededCalls)
     # The errors of the last tool round when every one of its calls failed, else empty.

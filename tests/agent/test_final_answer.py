@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentur.agent.answer_problems import answer_problem
-from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION
+from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION, DONE_NOTE
 from agentur.agent.config import AgentConfig
 from agentur.agent.run_agent import run_agent
 from agentur.agent.salvage_answer import salvaged_answer, without_hints
@@ -264,6 +264,26 @@ def test_an_answer_between_copied_context_is_salvaged() -> None:
     # a fact no tool of the run returned (copied from memory): not taken
     echo = salvaged_answer(ROUND_MEMORY_ECHO, "Wie hoch ist das Budget?", TOOLS, '{"hits": []}')
     assert echo is None
+
+
+async def test_a_run_that_made_its_change_ends_with_the_change_listed_when_its_words_fail() -> None:
+    WRITTEN.clear()
+    # Qwen2.5-Coder-1.5B, after write_file had succeeded, twice: the call it made, as advice
+    narrated = (
+        "To create a file named summary.txt, the user should call the `write_file` function "
+        'with the following arguments: {"name": "summary.txt", "content": "Meeting moved."}'
+    )
+    written = ScriptedTurn.calls(
+        call("write_file", "c1", name="summary.txt", content="Meeting moved to Friday.")
+    )
+    ai, _ = scripted([written, ScriptedTurn(text=narrated), ScriptedTurn(text=narrated)])
+    result = await run_agent(CREATE_FILE, AgentConfig(), CONTEXT, deps(ai, [WRITE]))
+    assert WRITTEN == ["summary.txt"]
+    assert result.status == "completed" and "should call" not in result.final_text
+    assert result.final_text == DONE_NOTE.format(
+        problem="it tells the user to use write_file, a tool only you can call — call it yourself",
+        done="write_file → summary.txt (round 1)",
+    )
 
 
 async def _notes(args: Nothing, context: ToolContext) -> dict:
