@@ -1,12 +1,13 @@
 """`build_agent_context`: one formatted block in six layers, each within its token budget.
 
-1. known files (from this workflow's round memory), 2. scoped search instance → personal →
-mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared mandate documents,
-6. cross-workflow hints (only rounds with a successful tool call, closer to this request than
-any of a set of unrelated requests — hint_threshold.py — each with its source workflow and
-age). Knowledge passages name their file ids, so a model can pass the id where one is asked
-for. Everything is filtered by the caller's tenant and visibility. The prompt is embedded once;
-when that fails the block is empty (never an exception): the run goes on without it.
+1. known files (named in the request, or in this workflow's round memory), 2. scoped search
+instance → personal → mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared
+mandate documents, 6. cross-workflow hints (only rounds with a successful tool call, closer to
+this request than any of a set of unrelated requests — hint_threshold.py — each with its source
+workflow and age). Knowledge passages name their file ids, so a model can pass the id where one
+is asked for. Everything is filtered by the caller's tenant and visibility. The prompt is
+embedded once; when that fails the block is empty (never an exception): the run goes on
+without it.
 
 `build_layers` returns the six layers as data, in the spec's order; `render_layers` makes the one
 block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -50,6 +52,9 @@ MAX_FACTS = 20
 SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
 HITS_PER_SCOPE = 4
 MIN_ROUND_SIMILARITY = 0.3
+# A file name as a request writes it: a word with an extension ("notes.txt", "Q3-report.pdf").
+FILE_NAME = re.compile(r"(?<![\w./-])[\w][\w.-]{0,200}\.[A-Za-z0-9]{1,8}(?![\w-])")
+MAX_NAMED_FILES = 10
 
 
 @dataclass
@@ -130,7 +135,7 @@ class AgentContextBuilder:
             if workflow_id
             else []
         )
-        seen_files = await self._known_files(session, context, rounds, layers[0])
+        seen_files = await self._known_files(session, prompt, context, rounds, layers[0])
         await self._scoped_search(session, prompt, context, vector, workflow_id, layers[1])
         for score, row in self.rounds.rank(rounds, vector, model, MIN_ROUND_SIMILARITY)[:5]:
             layers[2].add(f"- round {row.round_index} ({score:.2f}): {row.text}")
@@ -162,13 +167,25 @@ class AgentContextBuilder:
             return math.inf
 
     async def _known_files(
-        self, session: AsyncSession, context: RequestContext, rounds: list, layer: Layer
+        self,
+        session: AsyncSession,
+        prompt: str,
+        context: RequestContext,
+        rounds: list,
+        layer: Layer,
     ) -> set[str]:
+        """Files the request names ("copy notes.txt …": a small model otherwise takes the id of
+        whichever passage comes first) and files this workflow's rounds used, with their ids."""
         refs = list(dict.fromkeys(ref for row in rounds for ref in (row.file_refs or [])))
-        if not refs:
+        names = list(dict.fromkeys(FILE_NAME.findall(prompt[:2_000])))[:MAX_NAMED_FILES]
+        if not refs and not names:
             return set()
+        wanted = File.id.in_(refs[:50]) | File.name.in_(names) if names else File.id.in_(refs[:50])
         files = await session.execute(
-            select(File.id, File.name).where(File.id.in_(refs[:50]), visible_files(context))
+            select(File.id, File.name)
+            .where(wanted, visible_files(context))
+            .order_by(File.name, File.id)
+            .limit(50 + MAX_NAMED_FILES)
         )
         seen = set()
         for file_id, name in files:

@@ -110,3 +110,18 @@ async def test_empty_layers_stay_data_but_leave_the_block(
     )
     assert not any(layer.lines for layer in without_workflow)
     assert render_layers(without_workflow) == ""
+
+
+async def test_files_the_request_names_are_known_with_their_ids(
+    runtime: Runtime, store: KnowledgeStore, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    stranger = await tenants.member("globex")
+    notes = await upload(runtime, alice.context, "notes.txt", "Owner: Mara Keller")
+    await upload(runtime, alice.context, "hours.md", "# Hours\n\nOpen Saturday 9 to 16.")
+    await upload(runtime, stranger.context, "notes.txt", "Another mandate's notes.")
+    prompt = "Create a folder named Archiv and copy notes.txt into it."
+    async with runtime.database.session() as session:
+        layers = await store.context_builder.build_layers(session, prompt, alice.context)
+    # The request's file, with its id; not the other mandate's file of the same name.
+    assert layers[0].lines == [f"- notes.txt (file_id {notes.id})"]
