@@ -31,6 +31,7 @@ PREFIX = 4
 COVERED = 0.5
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NUMBER = re.compile(r"\d+")
+LEADING_MARKERS = re.compile(r"^(?:" + MARKER.pattern + r"[\s.,;:]*)+")
 YES_NO = frozenset(["yes", "no", "yeah", "nope", "ja", "nein", "doch", "oui", "non", "si", "certo"])
 NEGATED = re.compile(
     r"\b(es gibt kein|wir (haben|bieten) kein|there (is|are) no|we (do not|don't) "
@@ -64,10 +65,20 @@ class Verdict:
 
 
 def claims(answer: str) -> list[Claim]:
-    found = []
-    for sentence in SENTENCE.split(answer.strip()):
-        if sentence.strip():
-            found.append(Claim(sentence.strip(), tuple(cited_numbers(sentence))))
+    """The answer's sentences with the passages each cites. Markers written after a sentence's
+    full stop ("… 16:00. [2]", as models often place them) belong to that sentence; a piece of
+    nothing but markers is no claim (it would be "supported" by any passage)."""
+    found: list[Claim] = []
+    for piece in SENTENCE.split(answer.strip()):
+        sentence = piece.strip()
+        if found and (leading := LEADING_MARKERS.match(sentence)):
+            last = found[-1]
+            markers = leading.group(0).strip()
+            cited = tuple(dict.fromkeys([*last.cited, *cited_numbers(markers)]))
+            found[-1] = Claim(f"{last.text} {markers}", cited)
+            sentence = sentence[leading.end() :].strip()
+        if any(character.isalnum() for character in MARKER.sub(" ", sentence)):
+            found.append(Claim(sentence, tuple(cited_numbers(sentence))))
     return found
 
 

@@ -96,3 +96,12 @@ def test_support_needs_the_claims_words_and_every_number() -> None:
 def test_the_prompt_example_is_a_placeholder_no_model_could_take_for_a_fact() -> None:
     assert "working days" not in SYSTEM
     assert "<statement from passage 2> [2]" in SYSTEM
+
+
+def test_a_marker_after_the_full_stop_belongs_to_its_sentence() -> None:
+    # Qwen2.5-Coder-1.5B cited the notes passage for the hours, its marker after the full stop.
+    notes = "Project Alpenblick kick-off\nBudget: CHF 48,000\nOwner: Mara Keller"
+    answer = "The Lenzburg shop is open on Saturday from 9:00 to 16:00. [2]"
+    verdict = check_answer(answer, [HOURS, notes])
+    assert not verdict.grounded and "16:00. [2]" in verdict.reason
+    assert check_answer(answer.replace("[2]", "[1]"), [HOURS, notes]).grounded
