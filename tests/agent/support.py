@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
 
 from agentur.agent.dependencies import AgentDependencies
 from agentur.agent.events import AgentEvent, EventType
@@ -14,7 +17,7 @@ from agentur.ai.providers.scripted import ScriptedProvider, Step
 from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.tools.registry import ToolRegistry
-from agentur.tools.tool import Tool
+from agentur.tools.tool import Tool, ToolContext
 from agentur.tools.toolboxes import ToolboxEnvironment
 
 
@@ -71,3 +74,16 @@ def deps(
 
 def call(tool_name: str, call_id: str, /, **arguments: object) -> ToolCall:
     return ToolCall(call_id, tool_name, dict(arguments))
+
+
+class NoArguments(BaseModel):
+    pass
+
+
+def read_tool(result: dict[str, Any], name: str = "read_file") -> Tool:
+    """A read-only tool without arguments that returns `result` (a file as a test reads it)."""
+
+    async def read(args: NoArguments, context: ToolContext) -> dict[str, Any]:
+        return result
+
+    return Tool(name, f"Read {result.get('name', 'a file')}.", NoArguments, read, read_only=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel
 
 from agentur.agent.config import AgentConfig
 from agentur.agent.deferred_step import deferred_step
@@ -12,8 +11,7 @@ from agentur.ai.messages import Role
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.context import RequestContext
 from agentur.context import Role as UserRole
-from agentur.tools.tool import Tool, ToolContext
-from tests.agent.support import call, deps, scripted
+from tests.agent.support import call, deps, read_tool, scripted
 
 CONTEXT = RequestContext("u1", "m1", UserRole.member, timezone="Europe/Zurich")
 NOTES = "Project Alpenblick kick-off\nBudget: CHF 48,000\nOwner: Mara Keller\n"
@@ -56,15 +54,7 @@ def test_answers_are_not_steps(reply: str) -> None:
     assert deferred_step(reply) is None
 
 
-class Nothing(BaseModel):
-    pass
-
-
-async def _notes(args: Nothing, context: ToolContext) -> dict:
-    return {"name": "notes.txt", "content": NOTES}
-
-
-READ = Tool("read_file", "Read notes.txt.", Nothing, _notes, read_only=True)
+READ = read_tool({"name": "notes.txt", "content": NOTES})
 
 
 async def test_a_deferred_step_is_corrected_once() -> None:

@@ -3,8 +3,6 @@ again says so."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from agentur.agent.check_final_answer import QUOTE_NOTE
 from agentur.agent.config import AgentConfig
 from agentur.agent.quoted_claims import unsupported_quote
@@ -13,8 +11,7 @@ from agentur.ai.messages import Role
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.context import RequestContext
 from agentur.context import Role as UserRole
-from agentur.tools.tool import Tool, ToolContext
-from tests.agent.support import call, deps, scripted
+from tests.agent.support import call, deps, read_tool, scripted
 
 CONTEXT = RequestContext("u1", "m1", UserRole.member, timezone="Europe/Zurich")
 HOURS = "The Lenzburg shop is open Monday to Friday 8:00 to 18:30 and Saturday 9:00 to 16:00."
@@ -35,15 +32,7 @@ def test_a_quote_must_be_in_what_was_read_or_asked() -> None:
     assert unsupported_quote("Laut Datei: «Samstag 9 bis 17 Uhr»", HOURS, REQUEST) is not None
 
 
-class Nothing(BaseModel):
-    pass
-
-
-async def _hours(args: Nothing, context: ToolContext) -> dict:
-    return {"name": "hours.md", "content": HOURS}
-
-
-READ = Tool("read_file", "Read hours.md.", Nothing, _hours, read_only=True)
+READ = read_tool({"name": "hours.md", "content": HOURS})
 
 
 async def test_an_invented_quote_is_corrected_then_marked() -> None:
