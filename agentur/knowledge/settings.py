@@ -63,8 +63,11 @@ class KnowledgeSettings(PartSettings):
         "full BM25. When fewer than the leg's hits pass, every candidate is checked.",
         most=1_000_000,
     )
+    # Off by default: on this 2-core machine the second connection cost CPU and time (at 1M
+    # chunks hybrid p50 106.8 ms and 105.9 ms CPU per query with it, 60.8 ms and 59.3 ms
+    # without; at 10k chunks 23.1 / 22.3 ms, p99 52.8 / 42.1 ms; bench/search_scale.py).
     knowledge_search_concurrent_legs: bool = Field(
-        default=True,
+        default=False,
         description="PostgreSQL: a hybrid search runs its vector leg on a second pooled "
         "connection while the lexical leg runs (only when the pool has an idle one).",
     )

@@ -1,6 +1,7 @@
-"""Hybrid search on PostgreSQL runs its vector leg on a second pooled connection while the
-lexical leg runs, only while the pool has an idle connection; the hits are those of the legs
-run one after the other. SQLite runs them one after the other on one connection."""
+"""With `knowledge_search_concurrent_legs` (off by default), hybrid search on PostgreSQL runs
+its vector leg on a second pooled connection while the lexical leg runs, only while the pool
+has an idle connection; the hits are those of the legs run one after the other. SQLite runs
+them one after the other on one connection."""
 
 from __future__ import annotations
 
@@ -50,12 +51,13 @@ async def test_vector_leg_runs_on_its_own_connection_when_the_pool_has_one(
         await upload(runtime, alice.context, f"note-{i}.md", body)
     await store.worker.run_until_idle()
     postgres = not runtime.database.is_sqlite
-    one_by_one = KnowledgeSearch(
-        store.search.embedder, knowledge_settings(knowledge_search_concurrent_legs=False)
+    one_by_one = store.search  # the default
+    concurrent = KnowledgeSearch(
+        store.search.embedder, knowledge_settings(knowledge_search_concurrent_legs=True)
     )
 
     with connections_by_leg(runtime) as together:
-        beside = await _search(runtime, store.search, alice.context)
+        beside = await _search(runtime, concurrent, alice.context)
     with connections_by_leg(runtime) as sequential:
         after = await _search(runtime, one_by_one, alice.context)
 
@@ -73,6 +75,6 @@ async def test_vector_leg_runs_on_its_own_connection_when_the_pool_has_one(
             connection = await held.enter_async_context(runtime.database.engine.connect())
             await connection.execute(text("SELECT 1"))
         with connections_by_leg(runtime) as busy:
-            crowded = await _search(runtime, store.search, alice.context)
+            crowded = await _search(runtime, concurrent, alice.context)
     assert [h.chunk_id for h in crowded.hits] == [h.chunk_id for h in after.hits]
     assert busy["vector"] == busy["lexical"] and len(busy["vector"]) == 1
