@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from agentur.agent.answer_problems import answer_problem
 from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION, DONE_NOTE
 from agentur.agent.config import AgentConfig
+from agentur.agent.repeated_calls import Change
 from agentur.agent.run_agent import run_agent
 from agentur.agent.salvage_answer import salvaged_answer, without_hints
 from agentur.ai.messages import Role
@@ -341,3 +342,12 @@ async def test_when_the_corrected_reply_holds_nothing_the_first_one_is_salvaged(
     ai, _ = scripted([*turns, ScriptedTurn(text=ONLY_CONTEXT)])
     result = await run_agent(GERMAN_REQUEST, AgentConfig(), CONTEXT, deps(ai, [read]))
     assert result.status == "completed" and "leitet Mara Keller" in result.final_text
+
+
+def test_a_change_names_what_its_result_names_or_only_its_tool() -> None:
+    assert Change(1, "write_file", '{"file_id": "f9", "name": "a.txt"}').describe() == (
+        "write_file → a.txt (round 1)"
+    )
+    # a result that is no JSON object, or names nothing, still says which tool ran when
+    assert Change(2, "send_mail", "sent").describe() == "send_mail (round 2)"
+    assert Change(3, "tag_file", '["x"]').describe() == "tag_file (round 3)"
