@@ -222,7 +222,8 @@ class AiResponse:
     model: str  # "provider:model"
     provider: str
     latency_ms: float
-    finish_reason: str  # "stop", "tool_calls", "length", "content_filter", "error"
+    # "stop", "tool_calls", "length", "content_filter", "error", "repetition" (stopped in a loop)
+    finish_reason: str
     # What the provider reported: the exact model that answered (e.g. a dated snapshot) and
     # its id of the response, for traces; None when the wire format has no such field.
     response_model: str | None = None

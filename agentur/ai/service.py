@@ -279,6 +279,7 @@ class AiService:
                                 finish=lambda r, s=spec, h=reservation: self._finish(
                                     r, s, prepared, context, h
                                 ),
+                                loop_window=self.settings.stop_repeated_output_chars,
                             ):
                                 if isinstance(event, TextDelta | ToolCallDelta):
                                     emitted = True

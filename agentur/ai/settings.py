@@ -150,6 +150,14 @@ class AiSettings(PartSettings):
         120.0,
         "Time limit of one whole non-streamed provider call (not retried on the same provider).",
     )
+    stop_repeated_output_chars: int = Field(
+        default=1_024,
+        ge=0,
+        description="A streamed reply is stopped once its last this many characters (of text, "
+        "or of one tool call's arguments) are one piece repeated at least 3 times — a model "
+        "caught in a loop; the text up to the loop is kept, finish reason `repetition`. "
+        "0: never stopped.",
+    )
     mandate_settings_cache_seconds: float = Field(
         default=5.0,
         ge=0,

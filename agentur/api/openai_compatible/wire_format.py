@@ -24,6 +24,8 @@ STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 def finish_reason(reason: str, tool_calls: bool) -> str:
     if tool_calls:
         return "tool_calls"
+    if reason == "repetition":  # the gateway stopped a looping reply: cut short, like a limit
+        return "length"
     return reason if reason in FINISH_REASONS else "stop"
 
 

@@ -110,6 +110,9 @@ class WireServer:
         self.name = name
         self.base_path = base_path
         self.received: list[ReceivedRequest] = []
+        # Per streamed reply, how many of its events were written before it ended (fewer
+        # than it has when the client closed the connection early).
+        self.events_written: list[int] = []
         self.default_reply: ReplyStep | None = None
         self._queue: deque[ReplyStep] = deque()
         self._lock = threading.Lock()
@@ -244,18 +247,23 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_stream(self, reply: Reply) -> None:
         assert reply.events is not None
         self._send_headers(reply, {"transfer-encoding": "chunked"})
-        for position, frame in enumerate(reply.events):
-            if reply.break_after_events is not None and position >= reply.break_after_events:
-                self._cut_connection()
-                return
-            if (
-                position
-                and reply.event_delay_seconds
-                and self.wire._stopping.wait(reply.event_delay_seconds)
-            ):
-                return
-            self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
-            self.wfile.flush()
+        written = 0
+        try:
+            for position, frame in enumerate(reply.events):
+                if reply.break_after_events is not None and position >= reply.break_after_events:
+                    self._cut_connection()
+                    return
+                if (
+                    position
+                    and reply.event_delay_seconds
+                    and self.wire._stopping.wait(reply.event_delay_seconds)
+                ):
+                    return
+                self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+                self.wfile.flush()
+                written += 1
+        finally:
+            self.wire.events_written.append(written)
         if reply.break_after_events is not None:
             self._cut_connection()
             return
