@@ -5,10 +5,11 @@ Models often pass what they were shown — a file's name ("notes.txt") or its pa
 wrapper hands its arguments here: every argument that holds a workspace file id (`file_id`,
 `file_ids`, `…_file_id`, `…_file_ids`) or folder id (`folder_id`, `parent_id`) keeps a
 known id as it is, gets a name or path that names exactly one visible file or own folder
-replaced by its id — and the result says which (`Resolution`) — and otherwise fails with an
-error that lists the closest candidates with their ids. So an unknown id is an error, never a
-filter that silently matches nothing. Tools of remote MCP servers keep their arguments: their
-`file_id` means whatever that server means.
+replaced by its id — and the result says which (`Resolution`) — as does text that holds
+exactly one such id (small models copy a whole context line: "notes.txt (file_id 3f2a…)"),
+and otherwise fails with an error that lists the closest candidates with their ids. So an
+unknown id is an error, never a filter that silently matches nothing. Tools of remote MCP
+servers keep their arguments: their `file_id` means whatever that server means.
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def _match(kind: str, key: str, given: str, entries: list[_Entry]) -> _Entry:
     by_path = [e for e in entries if e.path.lower() == wanted]
     by_name = [e for e in entries if e.name.lower() == wanted]
     by_end = [e for e in entries if e.path.lower().endswith("/" + wanted)]
-    for found in (by_path, by_name, by_end):
+    by_id_inside = [e for e in entries if e.id in given]
+    for found in (by_path, by_name, by_end, by_id_inside):
         if len(found) == 1:
             return found[0]
         if len(found) > 1:

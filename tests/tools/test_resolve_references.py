@@ -72,6 +72,30 @@ async def test_names_and_paths_resolve_to_ids_and_the_result_says_which(
     assert [m["file_id"] for m in found["matches"]] == [ids["old"]]
 
 
+async def test_a_context_line_copied_as_the_id_resolves_to_the_one_id_it_holds(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    ids = await _seed(runtime, alice)
+    bob = await tenants.member("other")
+    async with runtime.database.session() as session:
+        files = FileService(session, runtime.blobs, bob.context, runtime.workspace_limits)
+        foreign = await files.write_text("secret.md", "not for acme")
+        await files.commit()
+    # As Qwen2.5-Coder-0.5B passed it: the line of the "Known files" list, id and all.
+    out = await _run(
+        runtime,
+        alice,
+        call("read_file", "line", file_id=f"budget.md (file_id {ids['budget']}) — Budget"),
+        call("read_file", "two", file_id=f"{ids['budget']} or {ids['old']}"),
+        call("read_file", "foreign", file_id=f"secret.md (file_id {foreign.id})"),
+    )
+    line = json.loads(out["line"]["content"])
+    assert line["content"] == "CHF 72,500" and line["resolved"][0]["id"] == ids["budget"]
+    assert out["two"]["is_error"] and "names 2 files" in out["two"]["content"]
+    assert out["foreign"]["is_error"] and "not for acme" not in out["foreign"]["content"]
+
+
 async def test_null_written_as_a_string_is_no_reference(runtime: Runtime, tenants: Tenants) -> None:
     alice = await tenants.member("acme")
     ids = await _seed(runtime, alice)
