@@ -1,6 +1,7 @@
-"""Intent classification. The model-free router runs first (it costs no model call): a FAQ or
-flow it matches above its calibrated direct threshold is answered or started at once, as
-pre-flight does, whatever a model would have said. Below it one structured gateway call picks
+"""Intent classification. The model-free router runs first (it costs no model call): a FAQ,
+flow or request for a person it matches above its calibrated direct threshold is answered,
+started or offered the help desks at once, as pre-flight does, whatever a model would have
+said. Below it one structured gateway call picks
 the turn's action from the router's best candidates, each shown with its variants and a short
 answer, and the model's `target` counts even when its action says otherwise (a model that
 names the right FAQ but says "search_knowledge" gets the FAQ). When no model is configured or
@@ -174,7 +175,7 @@ async def classify_intent(
     routing: Routing,
 ) -> Intent:
     routed, route = await classify_with_router(definition, message, routing)
-    if route.direct and routed.action in ("faq", "flow"):
+    if route.direct and routed.action in ("faq", "flow", "escalate"):
         return routed  # sure enough: no model call, and no model can misroute it
     if ai is None:
         return replace(routed, fallback_reason="no model configured")

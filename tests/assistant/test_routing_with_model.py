@@ -44,6 +44,17 @@ async def test_a_sure_faq_is_answered_without_a_model_call_and_survives_a_misrou
     await ai.aclose()
 
 
+async def test_a_sure_request_for_a_person_goes_to_the_help_desks_whatever_the_model_says():
+    # Qwen2.5-Coder-0.5B called "I want to talk to a person." small talk; that became a
+    # document search and "I don't know".
+    ai, chat = with_on_device_router(intent("basic_reply", confidence=0.99))
+    result = await turn("I want to talk to a person.", ai=ai, definition=cheese_shop())
+    assert "classify:router:similarity:direct" in result.path, result.path
+    assert result.path[-1].startswith("escalat"), result.path
+    assert chat.received == []
+    await ai.aclose()
+
+
 async def test_a_question_about_a_document_fact_is_left_to_the_model():
     ai, chat = with_on_device_router(intent("search_knowledge"))
     result = await turn("When are you open on Saturday?", ai=ai, definition=cheese_shop())
