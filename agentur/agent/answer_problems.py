@@ -6,7 +6,8 @@ knowledge headers) — the model copied what it was told, not what it found; too
 (`<tool_call>`, `<tool_response>`, `<function…>`, chat-template tokens) that the text-call
 recovery did not turn into calls; advice to the user to call one of the run's tools; a reply
 that is nothing but JSON naming workspace ids (a tool's raw result passed on — seen from a 1.5B
-model: a file's metadata as the "answer" to a question about the file), unless the request
+model: a file's metadata as the "answer" to a question about the file), or nothing but several
+JSON values (made-up results one after the other — seen from a 0.5B model), unless the request
 asked for JSON.
 """
 
@@ -79,17 +80,32 @@ _FAILURE_WORDS = re.compile(
 
 
 def _raw_result(text: str) -> bool:
-    """`text` is a JSON object (or a list of them) that names ids, and nothing else."""
+    """`text` is nothing but a JSON object (or a list of them) that names ids, or nothing but
+    several JSON objects or lists."""
     body = text.strip()
     if fenced := _FENCED.match(body):
         body = fenced.group("body").strip()
-    if not body.startswith(("{", "[")):
-        return False
-    try:
-        value = json.loads(body)
-    except ValueError:
-        return False
-    return _names_ids(value)
+    values = _json_values(body)
+    return len(values) > 1 or (len(values) == 1 and _names_ids(values[0]))
+
+
+def _json_values(body: str) -> list[object]:
+    """The JSON objects and lists `body` consists of, one after the other; [] when anything
+    else is in it."""
+    decoder = json.JSONDecoder()
+    values: list[object] = []
+    position = 0
+    while position < len(body):
+        if body[position] not in "{[":
+            return []
+        try:
+            value, position = decoder.raw_decode(body, position)
+        except ValueError:
+            return []
+        values.append(value)
+        while position < len(body) and body[position].isspace():
+            position += 1
+    return values
 
 
 def _names_ids(value: object, depth: int = 0) -> bool:

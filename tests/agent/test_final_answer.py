@@ -81,6 +81,8 @@ PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
         '[{"id": "f1", "name": "hours.md"}]',
         # the same model's answer to "Which files do I have?": a listing it made up
         '```\n{"files": [{"file_id": "c393", "name": "notes.txt"}], "total": 1}\n```',
+        # Qwen2.5-Coder-0.5B's "answer" to a German question: made-up results in a row
+        '{"connections": []} {"budget": "CHF 48,000"} {"owner": "Mara Keller"}',
     ],
 )
 def test_replies_that_are_no_answer(reply: str) -> None:
@@ -98,6 +100,7 @@ def test_json_is_an_answer_when_the_request_asks_for_json() -> None:
         "Das Projekt Seeblick leitet Anna Keller; das Budget beträgt CHF 72,500 [1].",
         "I created summary.txt (file id 3f2a) in the folder Projekte.",
         'The JSON you asked for: {"total": 3}',
+        '{"budget": "CHF 48,000"} is what notes.txt says.',
         "## Summary\nThree invoices are open.",
     ],
 )
