@@ -236,17 +236,27 @@ class WriteFileArguments(BaseModel):
         return self
 
 
-async def _find_by_name(files: FileService, name: str, folder_id: str | None) -> File:
+async def _find_by_name(files: FileService, name: str, folder_id: str | None) -> File | None:
     listing = await files.list(folder_id=folder_id or "root", search=name, limit=500)
     for file in listing.files:
         if file.name == name and file.owner_id == files.context.user_id:
             return file
-    raise NotFoundError(f"no file named {name!r} in that folder; create it with mode 'create'")
+    return None
 
 
 async def write_file(args: WriteFileArguments, context: ToolContext) -> dict[str, Any]:
+    """`create` fails when the name is taken. `append` and `overwrite` change the file named by
+    id, or by name in the folder — and create it when no such file exists yet, as appending to
+    or overwriting a path does everywhere else (models ask for `overwrite` of a new file)."""
     async with file_service(context) as files:
-        if args.mode is WriteMode.create:
+        target = None
+        if args.mode is not WriteMode.create:
+            target = (
+                await files.get(args.file_id)
+                if args.file_id
+                else await _find_by_name(files, args.name or "", args.folder_id)
+            )
+        if target is None:
             try:
                 file = await files.write_text(
                     args.name or "",
@@ -259,17 +269,17 @@ async def write_file(args: WriteFileArguments, context: ToolContext) -> dict[str
                     f"{error.detail}; use mode 'overwrite' or 'append', or another name"
                 ) from error
         else:
-            target = (
-                await files.get(args.file_id)
-                if args.file_id
-                else await _find_by_name(files, args.name or "", args.folder_id)
-            )
             text = args.content
             if args.mode is WriteMode.append:
                 text = (await files.read_text(target.id))[1] + args.content
             file = await files.replace_content(target.id, text.encode())
         await files.commit()
-        return {**describe(file), "mode": args.mode.value, "written_characters": len(args.content)}
+        return {
+            **describe(file),
+            "mode": args.mode.value,
+            "created": target is None,
+            "written_characters": len(args.content),
+        }
 
 
 # --- changes by id ---------------------------------------------------------------------------
@@ -376,7 +386,7 @@ TOOLS: list[Tool] = [
          ListFilesArguments, list_files, read_only=True),
     Tool("search_in_file_content", "Find lines containing a text in workspace text files.",
          SearchInFileContentArguments, search_in_file_content, read_only=True),
-    Tool("write_file", "Create a text file, or append to / overwrite an existing one.",
+    Tool("write_file", "Create a text file, or append to / overwrite one (created if new).",
          WriteFileArguments, write_file),
     Tool("delete_file", "Delete a file.", FileIdArguments, delete_file),
     Tool("rename_file", "Rename a file.", RenameFileArguments, rename_file),
