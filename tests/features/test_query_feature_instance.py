@@ -137,9 +137,10 @@ async def test_the_sub_agent_stops_on_the_parents_budget_and_the_parent_gets_a_s
             ScriptedTurn.call(
                 "query_feature_instance", "p1", instance_id=instance_id, question="?"
             ),
-            # ~2000 output tokens: the sub-agent spends the whole budget.
+            # ~2000 output tokens: the sub-agent spends the whole budget (words that do not
+            # repeat: the gateway would stop "x" * 8000 as a loop).
             ScriptedTurn(
-                text="x" * 8000,
+                text="".join(f"w{n:05d} " for n in range(1_200))[:8000],
                 tool_calls=(call("browse_table", "s1", table="accounts"),),
             ),
             ScriptedTurn(text="never sent"),
