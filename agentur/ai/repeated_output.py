@@ -72,17 +72,19 @@ class _RepeatedLines:
 
     def __init__(self) -> None:
         self.seen: set[str] = set()
-        self.partial = ""
+        self.partial: list[str] = []  # the unfinished last line, in pieces (one long line
+        # of tool arguments must not be copied again with every piece)
         self.run_start = 0  # offset of the run's first line
         self.run_lines = 0  # lines with words in the run
 
     def feed(self, piece: str, length: int, window: int) -> int | None:
         """The offset where a loop of lines began, once the run fills `window`."""
         if "\n" not in piece:
-            self.partial += piece
+            self.partial.append(piece)
             return None
-        *complete, self.partial = (self.partial + piece).split("\n")
-        line_end = length - len(self.partial)  # offset after the last complete line
+        *complete, rest = ("".join(self.partial) + piece).split("\n")
+        self.partial = [rest]
+        line_end = length - len(rest)  # offset after the last complete line
         for line in reversed(complete):
             line_end -= len(line) + 1
         for line in complete:
@@ -95,7 +97,7 @@ class _RepeatedLines:
             else:
                 self.seen.add(words)
                 self.run_start, self.run_lines = line_end, 0
-        run_chars = length - len(self.partial) - self.run_start
+        run_chars = length - len(rest) - self.run_start
         if self.run_lines >= MIN_REPEATS and run_chars >= window:
             return self.run_start
         return None
