@@ -213,6 +213,10 @@ class AiRequest:
     audio: AudioInput | None = None
 
 
+# The finish reason of a streamed reply the gateway stopped because it was looping.
+REPETITION = "repetition"
+
+
 @dataclass(frozen=True, slots=True)
 class AiResponse:
     text: str
@@ -222,7 +226,7 @@ class AiResponse:
     model: str  # "provider:model"
     provider: str
     latency_ms: float
-    # "stop", "tool_calls", "length", "content_filter", "error", "repetition" (stopped in a loop)
+    # "stop", "tool_calls", "length", "content_filter", "error", REPETITION
     finish_reason: str
     # What the provider reported: the exact model that answered (e.g. a dated snapshot) and
     # its id of the response, for traces; None when the wire format has no such field.

@@ -154,9 +154,9 @@ class AiSettings(PartSettings):
         default=1_024,
         ge=0,
         description="A streamed reply is stopped once its last this many characters (of text, "
-        "or of one tool call's arguments) are one piece repeated at least 3 times — a model "
-        "caught in a loop; the text up to the loop is kept, finish reason `repetition`. "
-        "0: never stopped.",
+        "or of one tool call's arguments) are one piece repeated at least 3 times, or lines "
+        "the reply already wrote — a model caught in a loop; the text before the loop is kept, "
+        "finish reason `repetition`. 0: never stopped.",
     )
     mandate_settings_cache_seconds: float = Field(
         default=5.0,

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from agentur.ai.billing.pricing import estimate_prompt_tokens, estimate_tokens
 from agentur.ai.messages import (
+    REPETITION,
     AiResponse,
     StreamDone,
     StreamEvent,
@@ -25,8 +26,6 @@ from agentur.ai.neutralization.request_gate import PreparedRequest
 from agentur.ai.providers.base import ErrorKind, ModelProvider, ProviderError, model_reply
 from agentur.ai.providers.tool_arguments import RAW_ARGUMENTS_KEY, ToolCallAssembler
 from agentur.ai.repeated_output import RepeatedOutput
-
-REPETITION = "repetition"
 
 Finish = Callable[[AiResponse], Awaitable[AiResponse]]
 

@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentur.ai.messages import ToolCall, Usage
+from agentur.ai.messages import REPETITION, ToolCall, Usage
 from agentur.api.openai_compatible.errors import error_body
 
 # The reasons OpenAI clients know; the gateway's "error" has no counterpart.
@@ -24,7 +24,7 @@ STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 def finish_reason(reason: str, tool_calls: bool) -> str:
     if tool_calls:
         return "tool_calls"
-    if reason == "repetition":  # the gateway stopped a looping reply: cut short, like a limit
+    if reason == REPETITION:  # the gateway stopped a looping reply: cut short, like a limit
         return "length"
     return reason if reason in FINISH_REASONS else "stop"
 
