@@ -236,14 +236,6 @@ class WriteFileArguments(BaseModel):
         return self
 
 
-async def _find_by_name(files: FileService, name: str, folder_id: str | None) -> File | None:
-    listing = await files.list(folder_id=folder_id or "root", search=name, limit=500)
-    for file in listing.files:
-        if file.name == name and file.owner_id == files.context.user_id:
-            return file
-    return None
-
-
 async def write_file(args: WriteFileArguments, context: ToolContext) -> dict[str, Any]:
     """`create` fails when the name is taken. `append` and `overwrite` change the file named by
     id, or by name in the folder — and create it when no such file exists yet, as appending to
@@ -254,7 +246,7 @@ async def write_file(args: WriteFileArguments, context: ToolContext) -> dict[str
             target = (
                 await files.get(args.file_id)
                 if args.file_id
-                else await _find_by_name(files, args.name or "", args.folder_id)
+                else await files.own_file_named(args.name or "", args.folder_id)
             )
         if target is None:
             try:

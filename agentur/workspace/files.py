@@ -360,6 +360,11 @@ class FileService:
         if not self.context.can_write:
             raise ForbiddenError("your role in this mandate is read-only")
 
+    async def own_file_named(self, name: str, folder_id: str | None = None) -> File | None:
+        """The caller's own file of exactly this name in the folder (None: the top level)."""
+        folder = await self.folders.resolve_parent(folder_id)
+        return await self._own_file_named(folder.id if folder else ROOT_FOLDER_KEY, name)
+
     async def _own_file_named(self, folder_key: str, name: str) -> File | None:
         context = self.context
         return await file_rows.file_named(

@@ -11,6 +11,7 @@ from agentur.agent.run_agent import run_agent
 from agentur.ai.providers.scripted import ScriptedTurn
 from agentur.runtime import Runtime
 from agentur.workspace.files import FileService
+from agentur.workspace.folders import FolderService
 from tests.agent.support import Recorder, call, deps, scripted
 from tests.conftest import Tenants
 from tests.tools.test_workspace_tools import results
@@ -53,6 +54,30 @@ async def test_overwrite_and_append_by_name_create_a_new_file(
     assert await _text(runtime, alice, "log.txt") == "first line"
     # `create` still refuses a name that is taken, and says what to use instead.
     assert out["again"]["is_error"] and "overwrite" in out["again"]["content"]
+
+
+async def test_overwrite_by_name_changes_the_file_in_that_folder_only(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    alice = await tenants.member("acme")
+    async with runtime.database.session() as session:
+        folder = await FolderService(session, alice.context, 255).create("Projekte")
+        await session.commit()
+        files = FileService(session, runtime.blobs, alice.context, runtime.workspace_limits)
+        inside = await files.write_text("plan.md", "old", folder_id=folder.id)
+        await files.commit()
+    out = await _run(
+        runtime,
+        alice,
+        call("write_file", "in", name="plan.md", folder_id=folder.id, mode="overwrite",
+             content="new"),
+        call("write_file", "top", name="plan.md", mode="overwrite", content="top level"),
+    )  # fmt: skip
+    changed = json.loads(out["in"]["content"])
+    assert changed["file_id"] == inside.id and changed["created"] is False
+    top = json.loads(out["top"]["content"])
+    assert top["created"] is True and top["file_id"] != inside.id
+    assert await _text(runtime, alice, "plan.md") == "top level"  # the top level's own file
 
 
 async def test_an_unknown_id_is_never_created(runtime: Runtime, tenants: Tenants) -> None:
