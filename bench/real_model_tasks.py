@@ -122,7 +122,7 @@ def agent_tasks(bench: Bench) -> list[tuple[str, Callable[[], Awaitable[tuple[bo
             "Read hours.md and write the Saturday opening hours into a new file saturday.txt.",
         )
         text = await file_text(bench, "saturday.txt")
-        return text is not None and "16" in text, _note(run)
+        return text is not None and SATURDAY_CLOSING.search(text) is not None, _note(run)
 
     return [
         ("agent: list and read", list_and_read),
@@ -179,7 +179,7 @@ async def visitor_tasks(
     def from_hours(language: str) -> Callable[[dict[str, Any]], bool]:
         return lambda a: (
             a["language"] == language
-            and "16" in a["answer"]
+            and SATURDAY_CLOSING.search(a["answer"]) is not None
             and any(s.get("file") == "hours.md" for s in a["sources"])
         )
 
