@@ -2,8 +2,7 @@
 
 1. Candidates from `knowledge_postings` (migration 0018): for each indexed word of the query,
    the postings where it weighs most (its BM25 share in the chunk: term frequency, chunk
-   length), at most its share of `budget` (an equal part of what the rarer words left, so a
-   rare word is read whole), from the caller's tenant partitions (its mandate
+   length), at most `budget / words` of them, from the caller's tenant partitions (its mandate
    and `global`, part of the postings' key). The index alone answers: no chunk row is read.
    Each candidate's score is BM25 over the words whose postings found it (each query term
    scoring its best word); a word whose list was cut before the chunk adds nothing yet.
@@ -50,13 +49,13 @@ words AS (
 ),
 scanned AS (
     SELECT p.chunk_id AS id, p.tf, p.dl, s.lexeme
-    FROM unnest(CAST(:scan AS text[]), CAST(:shares AS int[])) AS s(lexeme, share)
+    FROM unnest(CAST(:scan AS text[])) AS s(lexeme)
     CROSS JOIN (VALUES (CAST(:mine AS text), 'mandate'), ('', 'global')) AS part(mandate, scope)
     CROSS JOIN LATERAL (
         SELECT chunk_id, tf, dl FROM knowledge_postings
         WHERE term_key = knowledge_posting_key(part.mandate, part.scope, s.lexeme)
         ORDER BY impact DESC, chunk_id
-        LIMIT s.share
+        LIMIT :per_word
     ) AS p
 ),
 per_group AS (
@@ -120,21 +119,6 @@ ORDER BY last, score DESC, id
 """
 
 
-def shares(
-    words: list[str], postings: dict[str, int], budget: int, least: int
-) -> list[int]:
-    """Postings each word reads (`words` rarest first): an equal share of what the rarer words
-    left of `budget`, so a rare word is read whole and a common one gets the rest; at least
-    `least` each."""
-    found: list[int] = []
-    left = budget
-    for n, word in enumerate(words):
-        share = max(least, min(postings[word], left // (len(words) - n)))
-        found.append(share)
-        left = max(left - min(share, postings[word]), 0)
-    return found
-
-
 async def rank_postgres(
     session: AsyncSession,
     plan: LexicalPlan,
@@ -156,16 +140,15 @@ async def rank_postgres(
         for w, df in g.lexemes.items()
     ]
     # A word in two groups (a query word and its stem's expansion) is read once.
-    postings = {w: df for g in plan.groups for w, df in g.lexemes.items()}
-    scan = sorted(postings, key=lambda w: (postings[w], w))
+    scan = list(dict.fromkeys(w for w, _, _ in words))
     visible, params = filters.sql(context)
     params.update(
         scan=scan,
-        shares=shares(scan, postings, limits.budget, limit),
         words=[w[0] for w in words],
         groups=[w[1] for w in words],
         idfs=[w[2] for w in words],
         mine=context.mandate_id,
+        per_word=max(limit, limits.budget // max(len(scan), 1)),
         rescored=max(limits.rescored, limit) if limits.rescored else 0,
         checked=max(limits.checked, limits.rescored, limit),
         limit=limit,

@@ -8,7 +8,6 @@ import pytest
 from sqlalchemy import event, text
 
 from agentur.knowledge.lexical_plan import make_plan
-from agentur.knowledge.lexical_postgres import shares
 from agentur.knowledge.store import KnowledgeStore, use_knowledge_store
 from agentur.runtime import Runtime
 from agentur.workspace.files import FileService
@@ -267,12 +266,3 @@ async def test_a_chunk_holding_both_words_wins_when_each_word_is_over_the_budget
             session, "walnut chestnut", alice.context, legs=("lexical",), limit=5
         )
     assert len(result.hits) == 5 and result.hits[0].file_id == both.id
-
-
-def test_rare_words_leave_their_unused_share_to_common_ones() -> None:
-    postings = {"okapi": 3, "zebra": 40, "river": 5_000, "weather": 90_000}
-    words = sorted(postings, key=postings.__getitem__)
-    # 1,000 over four words: okapi needs 3, zebra 40, the rest splits what they left.
-    assert shares(words, postings, 1_000, least=1) == [3, 40, 478, 479]
-    assert shares(words, postings, 1_000, least=50) == [50, 50, 478, 479]
-    assert sum(shares(words, postings, 100, least=1)) <= 100
