@@ -106,8 +106,8 @@ async def _sizes(database: Database) -> str:
         rows = await session.execute(
             text(
                 "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
-                "WHERE c.relname LIKE 'ix_knowledge_chunks%' OR c.relname = 'knowledge_chunks' "
-                "OR c.relname LIKE '%knowledge_postings' "
+                "WHERE c.relname LIKE 'ix_knowledge_chunks%' OR c.relname LIKE '%knowledge_postings' "
+                "OR c.relname = 'knowledge_chunks' "
                 "ORDER BY 2 DESC"
             )
         )
