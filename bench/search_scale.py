@@ -70,7 +70,7 @@ from agentur.storage.database import Database  # noqa: E402
 from agentur.storage.migrate import upgrade_database  # noqa: E402
 
 WARMUP = 100
-AGREEMENT_QUERIES = 200  # lexical queries compared with exhaustive BM25 (PostgreSQL)
+AGREEMENT_QUERIES = 200  # lexical queries compared with full BM25 (PostgreSQL)
 LEGS = {"hybrid": ("lexical", "vector"), "lexical": ("lexical",), "vector": ("vector",)}
 
 
@@ -106,8 +106,7 @@ async def _sizes(database: Database) -> str:
         rows = await session.execute(
             text(
                 "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
-                "WHERE c.relname LIKE 'ix_knowledge_chunks%' OR c.relname LIKE '%knowledge_postings' "
-                "OR c.relname = 'knowledge_chunks' "
+                "WHERE c.relname LIKE 'ix_knowledge_chunks%' OR c.relname = 'knowledge_chunks' "
                 "ORDER BY 2 DESC"
             )
         )
@@ -130,10 +129,8 @@ async def measure(
     server_pid: int | None = None,
     full_bm25: KnowledgeSearch | None = None,
 ) -> dict[str, dict[str, float]]:
-    """`full_bm25` (PostgreSQL): a lexical search with a budget of 1M postings that gives every
-    candidate full BM25 (exhaustive on these corpora); the lexical leg's top 10 is compared
-    with its top 10 (the default reads each word's heaviest postings and rescores the best
-    few)."""
+    """`full_bm25` (PostgreSQL): a search that gives every lexical candidate full BM25; the
+    lexical leg's top 10 is compared with its top 10 (the default rescores the best few)."""
     ids = await chunk_ids(database, layout)
     figures: dict[str, dict[str, float]] = {}
     # Every leg warms up before any is timed: the leg timed first no longer pays for the
@@ -215,9 +212,7 @@ async def run_backend(
         search = KnowledgeSearch(Embedder(None, MODEL), KnowledgeSettings())
         full_bm25 = None
         if not database.is_sqlite:
-            settings = KnowledgeSettings(
-                knowledge_lexical_budget=1_000_000, knowledge_lexical_rescored=100_000
-            )
+            settings = KnowledgeSettings(knowledge_lexical_rescored=100_000)
             full_bm25 = KnowledgeSearch(Embedder(None, MODEL), settings)
         for size in sizes:
             kept = await reuse(database, layout, size, measure_kept, resume)
@@ -246,7 +241,7 @@ async def run_backend(
                     else ""
                 )
                 if "agreement_at_10" in row:
-                    recall = f", top 10 shared with exhaustive BM25 {row['agreement_at_10']:.3f}"
+                    recall = f", top 10 shared with full BM25 {row['agreement_at_10']:.3f}"
                 say(
                     f"    {label:7} p50 {row['p50_ms']:6.1f} ms  p99 {row['p99_ms']:6.1f} ms"
                     f"  CPU {row['cpu_ms']:5.1f} ms/query ({int(row['samples'])} samples){recall}"

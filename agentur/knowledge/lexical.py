@@ -94,11 +94,17 @@ def index_terms(text: str, language: str) -> str:
 
 def query_terms(query: str, language: str) -> list[tuple[str, bool]]:
     """(term, is_prefix) pairs for a query, stop words removed, duplicates dropped."""
+    return [(term, is_prefix) for term, is_prefix, _ in query_terms_by_word(query, language)]
+
+
+def query_terms_by_word(query: str, language: str) -> list[tuple[str, bool, int]]:
+    """`query_terms` with the number of the query word each term came from (a word and its
+    stem are two terms of one word)."""
     raw = [w for w in words(query) if w not in STOPWORDS.get(language, frozenset())] or words(query)
     stems = _stemmer(language).stemWords(raw)
-    seen: dict[str, bool] = {}
-    for word, stem in zip(raw, stems, strict=True):
+    seen: dict[str, tuple[bool, int]] = {}
+    for number, (word, stem) in enumerate(zip(raw, stems, strict=True)):
         for term in (fold(word), fold(stem)):
             if term and term not in seen:
-                seen[term] = len(term) >= PREFIX_MIN_LENGTH
-    return list(seen.items())[:MAX_QUERY_TERMS]
+                seen[term] = (len(term) >= PREFIX_MIN_LENGTH, number)
+    return [(term, p, n) for term, (p, n) in list(seen.items())[:MAX_QUERY_TERMS]]

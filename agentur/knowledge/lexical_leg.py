@@ -5,9 +5,9 @@ rank by BM25 within the caller's visible files.
   `bm25()` ranks the matches (`ORDER BY rank LIMIT`, inside FTS5), and only the best few meet
   the chunk and file rows for the visibility filter.
 - PostgreSQL: dfs, document counts and lengths from `knowledge_term_stats`, kept by a trigger
-  per partition (the mandate, or `global`), so IDF reflects what the caller's tenant holds.
-  Impact-ordered postings find candidates; BM25 is computed in SQL over the tsvectors
-  (tf = positions) of the best of them (lexical_postgres.py), each query term scoring its best
+  per partition (the mandate, or `global`), so IDF reflects what the caller's tenant holds. The
+  GIN index finds candidates; BM25 is computed in SQL over the tsvectors (tf = positions) of
+  the best of them by a cheap score (lexical_postgres.py), each query term scoring its best
   matching word.
 """
 
@@ -18,9 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agentur.context import RequestContext
 from agentur.knowledge.chunk_store import is_sqlite
-from agentur.knowledge.lexical import query_terms
+from agentur.knowledge.lexical import query_terms_by_word
 from agentur.knowledge.lexical_plan import LexicalLimits, LexicalPlan, make_plan
-from agentur.knowledge.lexical_postgres import rank_postgres
+from agentur.knowledge.lexical_postgres import WordPairs, rank_postgres, word_pairs
 from agentur.knowledge.ranked_candidates import rank_visible
 from agentur.knowledge.search_legs import FTS, SearchFilters
 from agentur.knowledge.term_stats import term_stats
@@ -40,9 +40,9 @@ async def lexical_leg(
     limits: LexicalLimits,
 ) -> list[int]:
     """Chunk ids, best first. `limits.budget`: postings one pass may touch (bounds the work);
-    SQLite reads the rarest terms' postings within it, PostgreSQL every term's heaviest ones
-    (`rescored` and `checked`: see lexical_postgres.py)."""
-    terms = query_terms(query, language)
+    `rescored` and `checked` (PostgreSQL): see lexical_postgres.py."""
+    by_word = query_terms_by_word(query, language)
+    terms = [(term, is_prefix) for term, is_prefix, _ in by_word]
     if not terms:
         return []
     sqlite = is_sqlite(session)
@@ -51,14 +51,42 @@ async def lexical_leg(
     plan = make_plan(terms, stats.exact, stats.expansions, budget, stats.prefix_postings)
     if not plan.groups:
         return []
-    if not sqlite:
+
+    async def rank(all_groups: bool, pairs: WordPairs | None = None) -> list[int]:
+        if sqlite:
+            return await _rank_sqlite(session, plan, all_groups, context, filters, limit)
         return await rank_postgres(
-            session, plan, context, filters, limit, limits, stats.documents, stats.length
+            session,
+            plan,
+            all_groups,
+            context,
+            filters,
+            limit,
+            limits,
+            stats.documents,
+            stats.length,
+            pairs,
         )
-    found = await _rank_sqlite(session, plan, False, context, filters, limit)
+
+    paired: list[int] = []
+    if not sqlite and sum(g.postings for g in plan.groups) > budget:
+        # More postings than a pass may read: chunks matching two of the query's words first
+        # (the GIN index intersects their postings, so a chunk holding one word alone is never
+        # read); the words one by one fill up when that finds fewer than `limit`.
+        pairs = word_pairs(plan, {term: word for term, _, word in by_word})
+        if pairs.pairs:
+            paired = await rank(False, pairs)
+        if len(paired) >= limit:
+            return paired
+    found = await rank(False)
     if plan.narrowed and len(found) < limit:  # filters ate the rare terms' rows: every term
-        found = await _rank_sqlite(session, plan, True, context, filters, limit)
-    return found
+        found = await rank(True)
+    return _merged(paired, found, limit)
+
+
+def _merged(first: list[int], then: list[int], limit: int) -> list[int]:
+    seen = set(first)
+    return (first + [chunk_id for chunk_id in then if chunk_id not in seen])[:limit]
 
 
 async def _rank_sqlite(

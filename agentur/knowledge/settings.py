@@ -47,17 +47,14 @@ class KnowledgeSettings(PartSettings):
         default=5_000,
         ge=100,
         le=1_000_000,
-        description="Postings (term × chunk) one lexical pass may touch; bounds latency. SQLite: "
-        "the rarest query terms within it find candidates, common ones only add to their score. "
-        "PostgreSQL: each query word reads its heaviest postings, at most its share of this.",
+        description="Postings (term × chunk) one lexical pass may touch: the rarest query terms "
+        "within it find candidates, common ones only add to their score; bounds latency.",
     )
-    knowledge_lexical_rescored: int = Field(
-        default=200,
-        ge=0,
-        le=100_000,
-        description="PostgreSQL: lexical candidates, best by BM25 over the words whose heaviest "
-        "postings found them, that get full BM25 from their tsvector; bounds latency. 0: the "
-        "candidates rank by that BM25 alone.",
+    knowledge_lexical_rescored: int = count(
+        200,
+        "PostgreSQL: lexical candidates, best by BM25 without term frequencies "
+        "(IDF of the words they match, chunk length), that get full BM25; bounds latency.",
+        most=100_000,
     )
     knowledge_lexical_checked: int = count(
         400,
