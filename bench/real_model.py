@@ -9,6 +9,7 @@ tokens, the first call's prompt tokens and seconds, HTTP 400 answers and wall ti
 totals per group and the load average.
 
     python bench/real_model.py http://127.0.0.1:8080/v1 [--model NAME] [--only agent|visitor|TEXT]
+        [--temperature T]
 
 Not part of CI (it needs a running model server). Success checks are deliberately simple
 string checks on the answer, the decision path and the workspace, stated per task below.
@@ -31,11 +32,19 @@ from bench.real_model_tasks import agent_tasks, visitor_tasks
 
 
 async def main(
-    base_url: str, model: str | None, only: str | None, data_dir: Path, call_seconds: float = 900.0
+    base_url: str,
+    model: str | None,
+    only: str | None,
+    data_dir: Path,
+    call_seconds: float = 900.0,
+    temperature: float | None = None,
 ) -> None:
     async with running_bench(base_url, model, data_dir, call_seconds) as bench:
+        bench.temperature = temperature
         models = [m.id for m in bench.runtime.ai.models()]
-        print(f"model(s): {', '.join(models)}   load average: {os.getloadavg()}")
+        sampling = "the server's default" if temperature is None else f"temperature {temperature}"
+        print(f"model(s): {', '.join(models)}   agent runs: {sampling}")
+        print(f"load average: {os.getloadavg()}")
         print(
             f"     {'task':<26} {'calls':>3} {'prompt':>8} {'cached':>8} {'first':>6} "
             f"{'1st s':>7} {'400':>3} {'time':>9}  answer"
@@ -83,6 +92,11 @@ def parse() -> argparse.Namespace:
         "--timeout", type=float, default=900.0, help="seconds a model call may take (900)"
     )
     parser.add_argument(
+        "--temperature",
+        type=float,
+        help="sampling temperature of each agent run (default: none sent, the server's own)",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         help="keep agentur's data (database, traces) in this folder to inspect the runs after",
@@ -96,5 +110,12 @@ if __name__ == "__main__":
         data_dir = arguments.data_dir or Path(directory_name)
         data_dir.mkdir(parents=True, exist_ok=True)
         asyncio.run(
-            main(arguments.base_url, arguments.model, arguments.only, data_dir, arguments.timeout)
+            main(
+                arguments.base_url,
+                arguments.model,
+                arguments.only,
+                data_dir,
+                arguments.timeout,
+                arguments.temperature,
+            )
         )
