@@ -17,6 +17,8 @@ import json
 import re
 from collections.abc import Collection
 
+from agentur.agent.repeated_calls import LOOP_TITLE
+
 # Titles of the sections agentur writes into the round context (the agent's and the knowledge
 # store's): a line that is one of them is never part of a real answer.
 CONTEXT_TITLES = frozenset(
@@ -32,6 +34,7 @@ CONTEXT_TITLES = frozenset(
         "workflow facts",
         "shared mandate documents",
         "hints from other workflows",
+        LOOP_TITLE.lower(),
     }
 )
 CONTEXT_LINE = re.compile(

@@ -70,6 +70,8 @@ class ConversationManager:
     turns: list[Message] = field(default_factory=list)
     summary: str = ""
     language: str = ""  # the user's language by name ("German"), when it was detected
+    # Said at the end of the next round's context only, e.g. that the last round was a loop.
+    notice: str = ""
 
     def system_prompt(self) -> str:
         """The stable head of every request: nothing in it changes between rounds."""
@@ -77,7 +79,7 @@ class ConversationManager:
 
     def round_context(self, knowledge: str = "") -> str:
         """This round's changing context, delimited: the clock, the user's language, the
-        summary, the knowledge block."""
+        summary, the knowledge block, and a notice about the last round last."""
         parts = [ROUND_CONTEXT_HEADER, temporal_block(self.now(self.context))]
         if self.language:
             parts.append(language_block(self.language))
@@ -85,6 +87,8 @@ class ConversationManager:
             parts.append("## Summary of earlier rounds of this run\n" + self.summary)
         if knowledge.strip():
             parts.append("## Context from the knowledge store\n" + knowledge.strip())
+        if self.notice:
+            parts.append(self.notice)
         parts.append(ROUND_CONTEXT_END)
         return "\n\n".join(parts)
 

@@ -8,6 +8,11 @@ after the same call succeeded in this run, is answered from the first call's res
 note to go on, instead of being run again. A read-only call runs again (what it reads may have
 changed), but when it returns what the same call returned before, the result says so — a small
 model otherwise repeats a search that found nothing round after round.
+
+A round made of nothing but such repeats is a loop: at temperature 0 a 1.5B model repeated one
+search five rounds in a row with the note in every result. The next round's context then ends
+with `LOOP_NOTICE`, which restates the request — the last thing the model reads, where the note
+inside a result, followed by the whole round context, went unheeded.
 """
 
 from __future__ import annotations
@@ -28,6 +33,15 @@ SAME_AGAIN = (
     "\n(agentur: the same call returned the same in round {round}; repeating it will not "
     "find more — change the arguments or use another tool)"
 )
+LOOP_TITLE = "Your last round repeated itself"
+LOOP_NOTICE = (
+    "## " + LOOP_TITLE + "\n"
+    "Every call of your last round ({calls}) was a call you had already made, with the same "
+    "arguments and the same result (first in round {round}); calling it again will not change "
+    "that. The user's request: «{request}». Do not repeat the call: answer the request now from "
+    "the results above, or take the different step it still needs."
+)
+REQUEST_CHARS = 300
 
 
 def _key(call: ToolCall) -> str:
@@ -59,6 +73,9 @@ class SucceededCalls:
     by_key: dict[str, Change] = field(default_factory=dict)
     # Read-only calls: the round of the first and its result.
     reads: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Calls answered as repeats (ids), and the round of the first identical call by key.
+    repeated_ids: set[str] = field(default_factory=set)
+    first_rounds: dict[str, int] = field(default_factory=dict)
 
     def record(self, round_index: int, tool: Tool | None, outcome: ToolOutcome) -> None:
         if tool is not None and not tool.read_only and not outcome.is_error:
@@ -70,6 +87,7 @@ class SucceededCalls:
         if tool is None or tool.read_only or (earlier := self.by_key.get(_key(call))) is None:
             return None
         note = ALREADY_DONE.format(round=earlier.round_index, result=earlier.result[:RESULT_CHARS])
+        self._repeated(call, earlier.round_index)
         return ToolOutcome(call, note, is_error=False, duration_ms=0.0)
 
     def mark_repeated_read(
@@ -81,4 +99,20 @@ class SucceededCalls:
         earlier = self.reads.setdefault(_key(outcome.call), (round_index, outcome.content))
         if earlier[0] == round_index or earlier[1] != outcome.content:
             return outcome
+        self._repeated(outcome.call, earlier[0])
         return replace(outcome, content=outcome.content + SAME_AGAIN.format(round=earlier[0]))
+
+    def _repeated(self, call: ToolCall, first_round: int) -> None:
+        self.repeated_ids.add(call.id)
+        self.first_rounds[_key(call)] = first_round
+
+    def loop_notice(self, outcomes: list[ToolOutcome], request: str) -> str:
+        """`LOOP_NOTICE` when every call of a round was answered as a repeat, else ""."""
+        if not outcomes or any(o.call.id not in self.repeated_ids for o in outcomes):
+            return ""
+        names = ", ".join(dict.fromkeys(o.call.name for o in outcomes))
+        first = min(self.first_rounds[_key(o.call)] for o in outcomes)
+        asked = " ".join(request.split())
+        if len(asked) > REQUEST_CHARS:
+            asked = asked[:REQUEST_CHARS].rstrip() + " …"
+        return LOOP_NOTICE.format(calls=names, round=first, request=asked)

@@ -225,6 +225,7 @@ class AgentDriver(LoopDriver):
 
     async def model_turn(self, step: int, offer: StepOffer) -> ModelTurn | None:
         response = await model_round(self.run, self.pinned, offer.definitions, self.knowledge)
+        self.run.conversation.notice = ""  # said once, in the round after the one it is about
         try:
             self.response = settle_text_tool_calls(self.run, response, offer)
         except RetryRound:
@@ -256,6 +257,7 @@ class AgentDriver(LoopDriver):
         run.failed_round_errors = (
             [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
         )
+        run.conversation.notice = run.succeeded_calls.loop_notice(outcomes, run.prepared.prompt)
         _trace_round(run, step, self.round_started, len(outcomes))
         assert self.response is not None
         await remember_round(run, self.response, outcomes)
