@@ -51,6 +51,8 @@ async def prepare_run(
     """`conversation=False` without a `workflow_id`: the run keeps no conversation (its
     caller brings the history, as OpenAI-style clients do); its trace is still stored."""
     run_id = run_id or new_id()
+    if config.temperature is None:
+        config = config.model_copy(update={"temperature": deps.settings.agent_temperature})
     runtime = deps.runtime
     if runtime is None:
         return PreparedRun(run_id, prompt, config, context, workflow_id)

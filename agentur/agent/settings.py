@@ -58,6 +58,14 @@ class AgentSettings(PartSettings):
         le=500,
         description="Earlier messages of the workflow given to the model as conversation.",
     )
+    agent_temperature: float = Field(
+        default=0.0,
+        ge=0,
+        le=2,
+        description="Sampling temperature of an agent run that sets none (a run's "
+        "`temperature` overrides it; reasoning models get none). 0: the model's likeliest "
+        "call or answer, so a run can be repeated.",
+    )
     agent_store_trace: bool = Field(
         default=True, description="Persist each run's trace (rounds, model and tool calls)."
     )
