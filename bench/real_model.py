@@ -42,7 +42,11 @@ async def main(
     async with running_bench(base_url, model, data_dir, call_seconds) as bench:
         bench.temperature = temperature
         models = [m.id for m in bench.runtime.ai.models()]
-        sampling = "the server's default" if temperature is None else f"temperature {temperature}"
+        sampling = (
+            "agentur's default temperature (AGENTUR_AGENT_TEMPERATURE)"
+            if temperature is None
+            else f"temperature {temperature}"
+        )
         print(f"model(s): {', '.join(models)}   agent runs: {sampling}")
         print(f"load average: {os.getloadavg()}")
         print(
@@ -94,7 +98,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--temperature",
         type=float,
-        help="sampling temperature of each agent run (default: none sent, the server's own)",
+        help="sampling temperature of each agent run (default: agentur's, "
+        "AGENTUR_AGENT_TEMPERATURE)",
     )
     parser.add_argument(
         "--data-dir",

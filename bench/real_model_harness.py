@@ -68,7 +68,7 @@ class Bench:
     runtime: Runtime
     headers: dict[str, str]
     max_rounds: int = 8  # of each agent run
-    temperature: float | None = None  # of each agent run; None: the server's default
+    temperature: float | None = None  # of each agent run; None: agentur's default
     usage: Usage = field(default_factory=Usage)
     results: list[Outcome] = field(default_factory=list)
 
