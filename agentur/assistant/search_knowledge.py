@@ -12,9 +12,10 @@ yes/no no passage supports, is not sent. It is replaced by the extractive answer
 that support any of its sentences, else those that cover the question, quoted with their
 sources) — or, when nothing does, by an honest "I don't know" with a person offered. The
 extractive answer also stands in when there is no chat model, when the model fails, or when its
-output is unusable: empty, only citation markers, or a tool call written as text (see
-`CallTextGuard`). With nothing retrieved and no API the model is not asked at all: "nothing
-found" and a person offered, never a guess.
+output is unusable: empty, only citation markers, the prompt's form of a cited sentence copied
+("<statement from passage 1> [1]", seen from a 1.5B model in German and Italian), or a tool call
+written as text (see `CallTextGuard`). With nothing retrieved and no API the model is not
+asked at all: "nothing found" and a person offered, never a guess.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ from agentur.tool_loop.stop_conditions import step_count_is
 from agentur.tools.registry import ToolRegistry
 
 logger = logging.getLogger(__name__)
+# The form of a cited sentence, as the prompt shows it: a placeholder, so that nothing a model
+# copies from it passes for a fact; a reply that holds it copied the form, not an answer.
+FORM_PLACEHOLDER = "<statement from passage"
 SYSTEM = """{instructions}
 
 Answer the website visitor's question from the numbered passages of the assistant's \
@@ -210,7 +214,12 @@ async def _generate(
                 turn, call, status, duration_ms=round(item.data["duration_ms"], 1)
             )
     final, hidden = driver.final, driver.hidden
-    if hidden or not has_words(final) or find_text_tool_calls(final, tools.names()).looks_like_call:
+    if (
+        hidden
+        or FORM_PLACEHOLDER in final
+        or not has_words(final)
+        or find_text_tool_calls(final, tools.names()).looks_like_call
+    ):
         result.mode = "extractive"
         return
     verdict = check_answer(final, [p.text for p in known], driver.live)

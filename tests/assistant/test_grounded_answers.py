@@ -10,6 +10,7 @@ from agentur.ai.service import AiService
 from agentur.ai.settings import AiSettings
 from agentur.assistant.definition import AssistantDefinition
 from agentur.assistant.knowledge_port import Passage, SourceWindow
+from agentur.assistant.search_knowledge import FORM_PLACEHOLDER, SYSTEM
 from agentur.assistant.settings import AssistantSettings
 from tests.agent.support import chat_model
 from tests.assistant.definitions import shop_definition
@@ -220,3 +221,16 @@ async def test_each_knowledge_call_has_a_bounded_output() -> None:
         )
         assert provider.received[1].tools, "the knowledge call"
         assert provider.received[1].options.max_output_tokens == limit
+
+
+async def test_an_answer_that_copies_the_prompts_form_falls_back_to_the_excerpts() -> None:
+    # Seen with Qwen2.5-Coder-1.5B on llama.cpp for the Saturday hours asked in German and
+    # Italian: the prompt's placeholder sentence, cited, as the whole answer.
+    assert FORM_PLACEHOLDER in SYSTEM
+    copied = f"{FORM_PLACEHOLDER} 1> [1]"
+    ai, _ = scripted_ai(intent("search_knowledge"), ScriptedTurn(text=copied))
+    result = await turn("Quando siete aperti il sabato?", ai=ai, knowledge=Documents(HOURS))
+    assert result.path[-1] == "search_knowledge:extractive"
+    assert FORM_PLACEHOLDER not in result.final["answer"]
+    assert "Saturday 9:00 to 16:00" in result.final["answer"]
+    assert [s["file"] for s in result.final["sources"]] == ["file-1.md"]
