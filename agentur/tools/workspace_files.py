@@ -46,7 +46,9 @@ def describe(file: File, tags: list[str] | None = None) -> dict[str, Any]:
 class ReadFileArguments(BaseModel):
     file_id: str
     offset: int = Field(default=0, ge=0, description="Character offset (character mode).")
-    limit: int | None = Field(default=None, ge=1, description="Characters to read.")
+    limit: int | None = Field(
+        default=None, ge=1, description="Characters to read (more than the largest window read it)."
+    )
     start_line: int | None = Field(
         default=None, ge=1, description="First line, 1-based; selects line mode."
     )
@@ -74,18 +76,20 @@ async def read_file(args: ReadFileArguments, context: ToolContext) -> dict[str, 
 
     if args.start_line is None:
         limits = context.runtime.workspace_limits
+        # A model asks for "everything" with limits like 1,000,000 (a 1.5B model did, twice,
+        # and failed on the error): it gets the largest window, and `next_offset` says more.
+        wanted = args.limit or limits.default_read_window
         window = text_window(
-            text,
-            args.offset,
-            args.limit or limits.default_read_window,
-            limits.max_read_window,
+            text, args.offset, min(wanted, limits.max_read_window), limits.max_read_window
         )
+        lowered = {"limit_lowered_to": window.limit} if wanted > window.limit else {}
         return {
             **describe(file),
             "content": await show(window.content),
             "offset": window.offset,
             "total_length": window.total_length,
             "next_offset": window.next_offset,
+            **lowered,
         }
     lines = text.splitlines(keepends=True)
     first = args.start_line - 1

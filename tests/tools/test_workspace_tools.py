@@ -145,3 +145,28 @@ def _id(request, call_id: str, key: str = "file_id") -> str:  # type: ignore[no-
         if message.tool_call_id == call_id:
             return json.loads(message.content)[key]
     raise AssertionError(f"no result for {call_id}")
+
+
+async def test_a_read_beyond_the_largest_window_gets_that_window(
+    runtime: Runtime, tenants: Tenants
+) -> None:
+    # Qwen2.5-Coder-1.5B asked read_file for 1,000,000 characters "to read it all" and failed
+    # twice on the error.
+    alice = await tenants.member("acme")
+    hours_id = await upload(runtime, alice, "hours.md", "Saturday 9:00 to 16:00")
+    largest = runtime.workspace_limits.max_read_window
+    ai, _ = scripted(
+        [
+            ScriptedTurn.calls(call("read_file", "r", file_id=hours_id, limit=1_000_000)),
+            ScriptedTurn(text="Saturday 9:00 to 16:00."),
+        ]
+    )
+    recorder = Recorder()
+    await run_agent(
+        "hours?", AgentConfig(), alice.context, deps(ai, runtime=runtime), emit=recorder
+    )
+    outcome = results(recorder)["r"]
+    assert not outcome["is_error"], outcome["content"]
+    read = json.loads(outcome["content"])
+    assert read["content"] == "Saturday 9:00 to 16:00" and read["next_offset"] is None
+    assert read["limit_lowered_to"] == largest < 1_000_000
