@@ -24,7 +24,7 @@ from typing import NoReturn
 from agentur.agent.answer_problems import answer_problem, states_failure
 from agentur.agent.deferred_step import deferred_step
 from agentur.agent.dependencies import RunStatus
-from agentur.agent.quoted_claims import unsupported_quote
+from agentur.agent.quoted_claims import unsupported_claim
 from agentur.agent.recover_text_tool_calls import RetryRound
 from agentur.agent.redact import redact_text
 from agentur.agent.requested_change import asks_for_change
@@ -52,7 +52,7 @@ CHANGE_CORRECTION = (
     "tool for it ({tools}), or tell the user plainly why it cannot be done."
 )
 QUOTE_CORRECTION = (
-    'Your answer quotes "{quote}", but nothing this run read (tool results, knowledge '
+    'Your answer gives "{quote}", but nothing this run read (tool results, knowledge '
     "passages) contains it. Answer only from what the tools returned, quote only what they "
     "returned, and say plainly what was not found."
 )
@@ -61,7 +61,7 @@ STEP_CORRECTION = (
     "calling the tool, or — when the tools have already returned what is needed (their results "
     "are above) — answer the user's request from them."
 )
-QUOTE_NOTE = "(agentur: the quote «{quote}» is in nothing this run read)"
+QUOTE_NOTE = "(agentur: «{quote}» is in nothing this run read)"
 DONE_NOTE = (
     "(agentur: the model's reply could not be used — {problem}. What this run changed: {done}.)"
 )
@@ -88,7 +88,7 @@ def settle_final_answer(run: RunState, text: str, knowledge: str = "") -> str:
     said_failure = states_failure(text)
     unmade = [] if problem or failed_errors or said_failure else _writing_tools(run)
     read = _what_the_run_read(run, knowledge)
-    quote = None if problem or unmade else unsupported_quote(text, read, request)
+    quote = None if problem or unmade else unsupported_claim(text, read, request)
     if problem is None and (not failed_errors or said_failure) and not unmade and not quote:
         run.answer_corrected = False
         if not run.step_corrected and (phrase := deferred_step(text)):
@@ -169,7 +169,7 @@ def _salvaged(run: RunState, text: str, problem: str, read: str, offered: Collec
         {"problem": problem, "salvaged": redact_text(salvaged[:2_000])},
         round_index=run.rounds,
     )
-    if quote := unsupported_quote(salvaged, read, run.prepared.prompt):
+    if quote := unsupported_claim(salvaged, read, run.prepared.prompt):
         return f"{salvaged}\n\n{QUOTE_NOTE.format(quote=quote[:200])}"
     return salvaged
 

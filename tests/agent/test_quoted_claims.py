@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentur.agent.check_final_answer import QUOTE_NOTE
 from agentur.agent.config import AgentConfig
-from agentur.agent.quoted_claims import unsupported_quote
+from agentur.agent.quoted_claims import unsupported_claim, unsupported_figure, unsupported_quote
 from agentur.agent.run_agent import run_agent
 from agentur.ai.messages import Role
 from agentur.ai.providers.scripted import ScriptedTurn
@@ -63,3 +63,28 @@ async def test_a_read_that_returns_the_same_again_says_so() -> None:
     assert result.status == "completed"
     first, second = [m.content for m in provider.received[2].messages if m.role is Role.tool]
     assert "same call returned the same in round 1" in second and "agentur" not in first
+
+
+def test_a_long_figure_must_be_in_what_was_read_or_asked() -> None:
+    # Qwen2.5-Coder-1.5B, its search for a phone number having found nothing
+    invented = "In hours.md, the phone number is `x`. So it is +41 21 37 88 00."
+    assert unsupported_figure(invented, HOURS, REQUEST) == "+41 21 37 88 00"
+    assert unsupported_claim(invented, HOURS, REQUEST) == "+41 21 37 88 00"
+    read = HOURS + '\n{"phone": "+41.2137.8800"}'
+    assert unsupported_figure(invented, read, REQUEST) is None  # the same digits, grouped anew
+    assert unsupported_figure("Order 4711 was sent.", HOURS, REQUEST) is None  # short
+    assert unsupported_figure("Today is 2026-12-03, 03.12.2026.", HOURS, REQUEST) is None
+    assert unsupported_figure("It costs CHF 1'250'000.", HOURS, "Was 1,250,000?") is None
+    assert unsupported_figure("It costs CHF 1'250'000.", HOURS, REQUEST) == "1'250'000"
+    assert unsupported_figure("See `+41 21 37 88 00`.", HOURS, REQUEST) is None  # code
+
+
+async def test_an_invented_phone_number_is_corrected_then_marked() -> None:
+    invented = "In hours.md, the phone number is +41 21 37 88 00."
+    turns = [ScriptedTurn.calls(call("read_file", "c1")), ScriptedTurn(text=invented)]
+    ai, provider = scripted([*turns, ScriptedTurn(text=invented)])
+    result = await run_agent(REQUEST, AgentConfig(), CONTEXT, deps(ai, [READ]))
+    assert result.status == "completed"
+    correction = provider.received[2].messages[-2].content
+    assert '"+41 21 37 88 00"' in correction and "nothing this run read" in correction
+    assert result.final_text.endswith(QUOTE_NOTE.format(quote="+41 21 37 88 00"))
