@@ -4,10 +4,11 @@
 instance → personal → mandate → global, 3. semantic round memory, 4. workflow entities, 5. shared
 mandate documents, 6. cross-workflow hints (only rounds with a successful tool call, closer to
 this request than any of a set of unrelated requests — hint_threshold.py — each with its source
-workflow and age). Knowledge passages name their file ids, so a model can pass the id where one
-is asked for. Everything is filtered by the caller's tenant and visibility. The prompt is
-embedded once; when that fails the block is empty (never an exception): the run goes on
-without it.
+workflow and age, and only what its tools returned: the model's own words of that round are
+left out, since a 1.5B model took another run's plan for its own request). Knowledge passages
+name their file ids, so a model can pass the id where one is asked for. Everything is filtered
+by the caller's tenant and visibility. The prompt is embedded once; when that fails the block is
+empty (never an exception): the run goes on without it.
 
 `build_layers` returns the six layers as data, in the spec's order; `render_layers` makes the one
 block of text the agent's hook hands on. Where in the prompt the block goes is the agent's
@@ -49,6 +50,8 @@ LAYERS = (
     ("Hints from other workflows", 0.10),
 )
 MAX_FACTS = 20
+# One hint's text at most (a round's successful results).
+HINT_CHARS = 1_000
 SCOPE_ORDER = (Scope.feature_instance, Scope.personal, Scope.mandate, Scope.global_)
 HITS_PER_SCOPE = 4
 MIN_ROUND_SIMILARITY = 0.3
@@ -151,7 +154,7 @@ class AgentContextBuilder:
             for score, row in self.rounds.rank(others, vector, model, minimum)[:3]:
                 layers[5].add(
                     f"- from workflow {row.workflow_id}, {_age(now, row.created_at)} "
-                    f"({score:.2f}): {row.text}"
+                    f"({score:.2f}): {_what_happened(row)}"
                 )
         return layers
 
@@ -249,6 +252,16 @@ def _succeeded(row: RoundMemory) -> bool:
     """A round worth a hint: one of its tool calls succeeded (failed calls and empty rounds
     spread their errors into unrelated runs)."""
     return any(not result.get("is_error") for result in row.tool_results or [])
+
+
+def _what_happened(row: RoundMemory) -> str:
+    """A round's successful tool calls with their results, without the model's words."""
+    done = [
+        f"{result.get('tool_name')} (ok): {str(result.get('result_preview') or '').strip()}"
+        for result in row.tool_results or []
+        if not result.get("is_error")
+    ]
+    return "\n".join(done)[:HINT_CHARS]
 
 
 def _age(now: datetime, then: datetime) -> str:

@@ -80,8 +80,10 @@ async def test_all_six_layers_in_k4_order(
     assert text[2].startswith("- round 1 (") and text[2].endswith("Zebra transport plan")
     assert text[3] == "- entity vet: Dr. Stripe"
     assert text[4] == "- handbook.md: Staff handbook"  # gate-plan.md: a known file already
-    # A hint names its source workflow and its age; the failed round of wf-3 is left out.
-    assert text[5].startswith("- from workflow wf-2, 0 min ago (") and "plan approved" in text[5]
+    # A hint names its source workflow and its age, and holds what its tools returned, not
+    # the model's words; the failed round of wf-3 is left out.
+    assert text[5].startswith("- from workflow wf-2, 0 min ago (")
+    assert text[5].endswith('write_file (ok): {"file_id": "f1"}') and "approved" not in text[5]
     assert "wf-3" not in text[5]
     assert all(0 < layer.used <= layer.budget_chars for layer in layers)
 
