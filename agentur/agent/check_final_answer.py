@@ -175,7 +175,6 @@ def _salvaged(run: RunState, text: str, problem: str, read: str, offered: Collec
 
 
 def _correct(run: RunState, text: str, correction: str) -> NoReturn:
-    run.retrying = True
     run.conversation.add_assistant(text, ())
     run.conversation.add_user(correction)
     raise RetryRound

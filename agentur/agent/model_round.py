@@ -42,18 +42,6 @@ def spec_for(run: RunState, model_id: str) -> ModelSpec | None:
     return None
 
 
-def _temperature(run: RunState) -> float | None:
-    """The run's temperature; at least `agent_retry_temperature` for a round that answers a
-    correction or a loop notice, once: at 0 a model gives the same reply to the same prompt,
-    and a 1.5B model repeated its rejected plan word for word after the correction."""
-    temperature, retrying = run.config.temperature, run.retrying
-    run.retrying = False
-    floor = run.deps.settings.agent_retry_temperature
-    if retrying and temperature is not None and temperature < floor:
-        return floor
-    return temperature
-
-
 async def model_round(
     run: RunState, pinned: Message, definitions: Sequence[ToolDefinition], knowledge: str
 ) -> AiResponse:
@@ -63,7 +51,7 @@ async def model_round(
         operation=OperationType.agent,
         messages=tuple(messages),
         tools=tuple(definitions),
-        options=CallOptions(temperature=_temperature(run)),
+        options=CallOptions(temperature=run.config.temperature),
         workflow_id=run.prepared.workflow_id,
     )
     try:

@@ -64,7 +64,6 @@ def settle_text_tool_calls(run: RunState, response: AiResponse, offer: StepOffer
     if run.text_call_corrected:
         raise StopRun(RunStatus.failed, FAILED_REASON)
     run.text_call_corrected = True
-    run.retrying = True
     run.conversation.add_assistant(response.text, ())
     run.conversation.add_user(CORRECTION)
     raise RetryRound

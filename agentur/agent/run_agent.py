@@ -258,7 +258,6 @@ class AgentDriver(LoopDriver):
             [f"{o.call.name}: {o.content[:160]}" for o in outcomes] if failed else []
         )
         run.conversation.notice = run.succeeded_calls.loop_notice(outcomes, run.prepared.prompt)
-        run.retrying = bool(run.conversation.notice)
         _trace_round(run, step, self.round_started, len(outcomes))
         assert self.response is not None
         await remember_round(run, self.response, outcomes)

@@ -58,8 +58,6 @@ class RunState:
     quote_corrected: bool = False
     # A corrective message about a reply that announced a step instead of taking it was sent.
     step_corrected: bool = False
-    # The next model round answers a correction or a loop notice (sampled, see model_round).
-    retrying: bool = False
     # Successful calls that changed something; an identical call is not run again.
     succeeded_calls: SucceededCalls = field(default_factory=SucceededCalls)
     # The errors of the last tool round when every one of its calls failed, else empty.

@@ -66,14 +66,6 @@ class AgentSettings(PartSettings):
         "`temperature` overrides it; reasoning models get none). 0: the model's likeliest "
         "call or answer, so a run can be repeated.",
     )
-    agent_retry_temperature: float = Field(
-        default=0.7,
-        ge=0,
-        le=2,
-        description="Least temperature of a round that answers agentur's correction of the "
-        "model's last reply or names a loop (a lower run temperature is raised for that round "
-        "only): at 0 a model may give the rejected reply again word for word.",
-    )
     agent_store_trace: bool = Field(
         default=True, description="Persist each run's trace (rounds, model and tool calls)."
     )

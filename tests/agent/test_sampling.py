@@ -32,22 +32,3 @@ async def test_every_model_call_of_a_run_carries_its_temperature(
     result = await run_agent("Who owns notes.txt?", config, CONTEXT, deps(ai, [READ], **settings))
     assert result.status == "completed"
     assert [r.options.temperature for r in provider.received] == [sent, sent]
-
-
-@pytest.mark.parametrize(
-    ("configured", "sent"),
-    [(None, [0.0, 0.7, 0.0]), (0.9, [0.9, 0.9, 0.9])],  # raised once, never lowered
-)
-async def test_the_round_after_a_correction_is_sampled(
-    configured: float | None, sent: list[float]
-) -> None:
-    turns = [
-        ScriptedTurn(text=" "),  # no answer: corrected
-        ScriptedTurn.calls(call("read_file", "c1")),
-        ScriptedTurn(text="Mara Keller."),
-    ]
-    ai, provider = scripted(turns)
-    config = AgentConfig(temperature=configured)
-    result = await run_agent("Who owns notes.txt?", config, CONTEXT, deps(ai, [READ]))
-    assert result.status == "completed"
-    assert [r.options.temperature for r in provider.received] == sent
