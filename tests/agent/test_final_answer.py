@@ -83,6 +83,9 @@ PRINTED_INSTEAD = "Here is summary.txt:\n```\nMeeting moved to Friday.\n```"
         '```\n{"files": [{"file_id": "c393", "name": "notes.txt"}], "total": 1}\n```',
         # Qwen2.5-Coder-0.5B's "answer" to a German question: made-up results in a row
         '{"connections": []} {"budget": "CHF 48,000"} {"owner": "Mara Keller"}',
+        # Qwen2.5-Coder-1.5B at temperature 0 after a correction: the correction, given back
+        "The user's last reply is not an answer the user can be given: it contains "
+        "tool-protocol markup.",
     ],
 )
 def test_replies_that_are_no_answer(reply: str) -> None:
