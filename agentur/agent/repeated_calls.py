@@ -73,9 +73,8 @@ class SucceededCalls:
     by_key: dict[str, Change] = field(default_factory=dict)
     # Read-only calls: the round of the first and its result.
     reads: dict[str, tuple[int, str]] = field(default_factory=dict)
-    # Calls answered as repeats (ids), and the round of the first identical call by key.
+    # Calls of this run answered as repeats, by id.
     repeated_ids: set[str] = field(default_factory=set)
-    first_rounds: dict[str, int] = field(default_factory=dict)
 
     def record(self, round_index: int, tool: Tool | None, outcome: ToolOutcome) -> None:
         if tool is not None and not tool.read_only and not outcome.is_error:
@@ -87,7 +86,7 @@ class SucceededCalls:
         if tool is None or tool.read_only or (earlier := self.by_key.get(_key(call))) is None:
             return None
         note = ALREADY_DONE.format(round=earlier.round_index, result=earlier.result[:RESULT_CHARS])
-        self._repeated(call, earlier.round_index)
+        self.repeated_ids.add(call.id)
         return ToolOutcome(call, note, is_error=False, duration_ms=0.0)
 
     def mark_repeated_read(
@@ -99,20 +98,22 @@ class SucceededCalls:
         earlier = self.reads.setdefault(_key(outcome.call), (round_index, outcome.content))
         if earlier[0] == round_index or earlier[1] != outcome.content:
             return outcome
-        self._repeated(outcome.call, earlier[0])
+        self.repeated_ids.add(outcome.call.id)
         return replace(outcome, content=outcome.content + SAME_AGAIN.format(round=earlier[0]))
-
-    def _repeated(self, call: ToolCall, first_round: int) -> None:
-        self.repeated_ids.add(call.id)
-        self.first_rounds[_key(call)] = first_round
 
     def loop_notice(self, outcomes: list[ToolOutcome], request: str) -> str:
         """`LOOP_NOTICE` when every call of a round was answered as a repeat, else ""."""
         if not outcomes or any(o.call.id not in self.repeated_ids for o in outcomes):
             return ""
         names = ", ".join(dict.fromkeys(o.call.name for o in outcomes))
-        first = min(self.first_rounds[_key(o.call)] for o in outcomes)
+        first = min(self._first_round(o.call) for o in outcomes)
         asked = " ".join(request.split())
         if len(asked) > REQUEST_CHARS:
             asked = asked[:REQUEST_CHARS].rstrip() + " …"
         return LOOP_NOTICE.format(calls=names, round=first, request=asked)
+
+    def _first_round(self, call: ToolCall) -> int:
+        """The round of the first of the identical calls that `call` repeated."""
+        key = _key(call)
+        change = self.by_key.get(key)
+        return change.round_index if change is not None else self.reads[key][0]
