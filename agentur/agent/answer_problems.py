@@ -45,12 +45,17 @@ CONTEXT_LINE = re.compile(
     r"|The user writes in \w+\. Answer in"
     r"|^\s*-\s*(?:round \d+|workflow \S+)\b[^\n]{0,40}\(\d\.\d\d\)"  # memory and hint lines
     r"|\b[a-z][a-z0-9_]{2,63} \((?:ok|error)\): "  # a round's tool results as memory holds them
-    r"|^\s*-\s*\[[^\]\n]*\bfile_id\b[^\]\n]*\]"  # a knowledge passage's header
-    # agentur's corrective messages (check_final_answer.py), given back as the answer (seen from
-    # a 1.5B model: "The user's last reply is not an answer the user can be given: …")
-    r"|not an answer the user can be given|nothing this run read \(tool results"
-    r"|Every tool call of your last round failed|nothing has been done yet\. Do it now",
+    r"|^\s*-\s*\[[^\]\n]*\bfile_id\b[^\]\n]*\]",  # a knowledge passage's header
     re.MULTILINE,
+)
+# Fixed words of agentur's corrective messages (check_final_answer.py; a test holds them to
+# those texts), given back as the answer — seen from a 1.5B model: "The user's last reply is
+# not an answer the user can be given: …".
+CORRECTION_PHRASES = (
+    "not an answer the user can be given",
+    "nothing this run read (tool results",
+    "Every tool call of your last round failed",
+    "nothing has been done yet. Do it now",
 )
 # A knowledge passage's header, at the start of a line: "- [notes.txt (file_id …)] ".
 PASSAGE_HEADER = re.compile(r"^\s*-\s*\[[^\]\n]*\bfile_id\b[^\]\n]*\]\s*")
@@ -149,6 +154,8 @@ def answer_problem(text: str, request: str = "", tools: Collection[str] = ()) ->
         for match in HEADING.finditer(text)
     ):
         return "it repeats agentur's context (round memory, hints or knowledge headers)"
+    if any(phrase in text for phrase in CORRECTION_PHRASES):
+        return "it repeats agentur's correction instead of answering"
     return None
 
 

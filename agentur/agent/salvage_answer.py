@@ -15,6 +15,7 @@ from collections.abc import Collection
 from agentur.agent.answer_problems import (
     CONTEXT_LINE,
     CONTEXT_TITLES,
+    CORRECTION_PHRASES,
     HEADING,
     JSON_CALL,
     MARKUP,
@@ -64,6 +65,7 @@ def salvaged_answer(text: str, request: str, tools: Collection[str], found: str)
         if (
             (len(words) >= MIN_COPIED_CHARS and words in seen)  # a line copied from what it got
             or CONTEXT_LINE.search(line)
+            or any(phrase in line for phrase in CORRECTION_PHRASES)
             or MARKUP.search(line)
             or JSON_CALL.search(line)
             or (heading and heading.group("title").strip(" :").lower() in CONTEXT_TITLES)

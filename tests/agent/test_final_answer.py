@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from agentur.agent.answer_problems import answer_problem
+from agentur.agent import check_final_answer as check
+from agentur.agent.answer_problems import CORRECTION_PHRASES, answer_problem
 from agentur.agent.check_final_answer import CHANGE_NOTE, CORRECTION, DONE_NOTE
 from agentur.agent.config import AgentConfig
 from agentur.agent.repeated_calls import Change
@@ -357,3 +358,26 @@ def test_a_change_names_what_its_result_names_or_only_its_tool() -> None:
     # a result that is no JSON object, or names nothing, still says which tool ran when
     assert Change(2, "send_mail", "sent").describe() == "send_mail (round 2)"
     assert Change(3, "tag_file", '["x"]').describe() == "tag_file (round 3)"
+
+
+def test_the_correction_phrases_are_in_the_corrections_themselves() -> None:
+    corrections = [
+        check.CORRECTION,
+        check.FAILED_TOOLS_CORRECTION,
+        check.CHANGE_CORRECTION,
+        check.QUOTE_CORRECTION,
+    ]
+    for phrase in CORRECTION_PHRASES:
+        assert any(phrase in text for text in corrections), phrase
+    echoed = "The user's last reply is not an answer the user can be given: markup."
+    assert answer_problem(echoed) == "it repeats agentur's correction instead of answering"
+
+
+def test_a_correction_given_back_is_cut_from_a_salvaged_answer() -> None:
+    reply = (
+        "Your last reply is not an answer the user can be given: it is empty.\n"
+        "The owner of notes.txt is Mara Keller."
+    )
+    found = "Project Alpenblick kick-off\nOwner: Mara Keller"
+    kept = salvaged_answer(reply, "Who owns notes.txt?", (), found)
+    assert kept == "The owner of notes.txt is Mara Keller."
